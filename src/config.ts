@@ -1,0 +1,132 @@
+import { randomBytes } from 'node:crypto';
+import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { join, resolve } from 'node:path';
+import { z } from 'zod';
+
+/** Roles a process can take (contract §1). `all` runs the API and the worker in one process. */
+export const ROLES = ['all', 'api', 'worker'] as const;
+export type Role = (typeof ROLES)[number];
+
+const booleanString = z
+  .enum(['true', 'false', '1', '0', 'yes', 'no'])
+  .transform((value) => value === 'true' || value === '1' || value === 'yes');
+
+const nonNegativeInt = z.coerce.number().int().min(0);
+const positiveInt = z.coerce.number().int().min(1);
+
+const postgresUrl = z
+  .string()
+  .url()
+  .refine((url) => /^postgres(ql)?:\/\//.test(url), 'must start with postgres:// or postgresql://');
+
+const smtpUrl = z
+  .string()
+  .url()
+  .refine((url) => /^smtps?:\/\//.test(url), 'must start with smtp:// or smtps://');
+
+const dnsServer = z.string().regex(/^(\[[0-9a-fA-F:]+\]|[0-9a-fA-F:.]+|[a-zA-Z0-9.-]+)(:\d{1,5})?$/, 'expected host[:port]');
+
+/** Every environment variable Mailroom reads, with its default (contract §1). */
+const environmentSchema = z.object({
+  PORT: z.coerce.number().int().min(0).max(65535).default(8080),
+  HOST: z.string().min(1).default('0.0.0.0'),
+  DATA_DIR: z.string().min(1).default('./data'),
+  DATABASE_URL: postgresUrl.optional(),
+  PUBLIC_URL: z.string().url().optional(),
+  SMTP_URL: smtpUrl.optional(),
+  DNS_SERVERS: z
+    .string()
+    .optional()
+    .transform((raw) => (raw ? raw.split(',').map((s) => s.trim()).filter(Boolean) : []))
+    .pipe(z.array(dnsServer)),
+  SESSION_SECRET: z.string().min(32, 'must be at least 32 characters').optional(),
+  SIGNUP_ENABLED: booleanString.default(true),
+  RATE_LIMIT_PER_MINUTE: positiveInt.default(1000),
+  IDEMPOTENCY_TTL_HOURS: positiveInt.default(24),
+  DOMAIN_CHECK_INTERVAL_SECONDS: positiveInt.default(300),
+  SEGMENT_REFRESH_INTERVAL_SECONDS: positiveInt.default(300),
+  SEND_RATE_PER_SECOND: nonNegativeInt.default(0),
+  WEBHOOK_ALLOW_PRIVATE: booleanString.default(false),
+  ROLE: z.enum(ROLES).default('all'),
+  LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
+  SHUTDOWN_TIMEOUT_SECONDS: positiveInt.default(30),
+});
+
+export type Config = Readonly<{
+  port: number;
+  host: string;
+  dataDir: string;
+  databaseUrl: string | undefined;
+  publicUrl: string;
+  smtpUrl: string | undefined;
+  dnsServers: readonly string[];
+  sessionSecret: string;
+  signupEnabled: boolean;
+  rateLimitPerMinute: number;
+  idempotencyTtlHours: number;
+  domainCheckIntervalSeconds: number;
+  segmentRefreshIntervalSeconds: number;
+  sendRatePerSecond: number;
+  webhookAllowPrivate: boolean;
+  role: Role;
+  logLevel: string;
+  shutdownTimeoutSeconds: number;
+}>;
+
+export class ConfigError extends Error {
+  override name = 'ConfigError';
+}
+
+/**
+ * Parses the environment once into a frozen, typed Config. A bad value throws a
+ * ConfigError whose message names the variable, so start-up stops with a clear cause.
+ */
+export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
+  const blankAsUnset = Object.fromEntries(Object.entries(env).filter(([, value]) => value !== ''));
+  const parsed = environmentSchema.safeParse(blankAsUnset);
+  if (!parsed.success) {
+    const problems = parsed.error.issues.map((issue) => `${issue.path.join('.')}: ${issue.message}`);
+    throw new ConfigError(`Invalid configuration: ${problems.join('; ')}`);
+  }
+  const e = parsed.data;
+  const dataDir = resolve(e.DATA_DIR);
+  return Object.freeze({
+    port: e.PORT,
+    host: e.HOST,
+    dataDir,
+    databaseUrl: e.DATABASE_URL,
+    publicUrl: (e.PUBLIC_URL ?? `http://localhost:${e.PORT}`).replace(/\/+$/, ''),
+    smtpUrl: e.SMTP_URL,
+    dnsServers: Object.freeze([...e.DNS_SERVERS]),
+    sessionSecret: e.SESSION_SECRET ?? persistedSessionSecret(dataDir),
+    signupEnabled: e.SIGNUP_ENABLED,
+    rateLimitPerMinute: e.RATE_LIMIT_PER_MINUTE,
+    idempotencyTtlHours: e.IDEMPOTENCY_TTL_HOURS,
+    domainCheckIntervalSeconds: e.DOMAIN_CHECK_INTERVAL_SECONDS,
+    segmentRefreshIntervalSeconds: e.SEGMENT_REFRESH_INTERVAL_SECONDS,
+    sendRatePerSecond: e.SEND_RATE_PER_SECOND,
+    webhookAllowPrivate: e.WEBHOOK_ALLOW_PRIVATE,
+    role: e.ROLE,
+    logLevel: e.LOG_LEVEL,
+    shutdownTimeoutSeconds: e.SHUTDOWN_TIMEOUT_SECONDS,
+  });
+}
+
+/** Contract §1: without SESSION_SECRET, one is generated on first start and kept in DATA_DIR. */
+function persistedSessionSecret(dataDir: string): string {
+  const file = join(dataDir, 'session-secret');
+  try {
+    return readFileSync(file, 'utf8').trim();
+  } catch {
+    mkdirSync(dataDir, { recursive: true });
+    const secret = randomBytes(32).toString('base64url');
+    try {
+      writeFileSync(file, secret, { mode: 0o600, flag: 'wx' });
+      return secret;
+    } catch (error) {
+      // Another process won the race to create it: use theirs.
+      if ((error as NodeJS.ErrnoException).code === 'EEXIST') return readFileSync(file, 'utf8').trim();
+      throw error;
+    }
+  }
+}

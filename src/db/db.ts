@@ -1,0 +1,39 @@
+/**
+ * The one database interface every capability uses. Two adapters implement it (PGlite for the
+ * embedded default, `pg` for PostgreSQL); SQL is plain PostgreSQL that runs on both.
+ *
+ * Conventions that keep both drivers identical:
+ * - int8 and numeric come back as JS numbers (normalised in the adapters).
+ * - jsonb parameters are passed as JSON strings with an explicit `::jsonb` cast: `pg` would turn a
+ *   JS array into a PostgreSQL array literal.
+ * - Inside `transaction`, use only the handle passed to the callback: PGlite has one connection and
+ *   the global handle would wait for the transaction to end (a deadlock).
+ */
+export type Row = Record<string, unknown>;
+
+export interface Queryable {
+  query<T = Row>(text: string, params?: readonly unknown[]): Promise<T[]>;
+  /** Runs a script of several statements without parameters (migrations). */
+  exec(text: string): Promise<void>;
+}
+
+export type DbKind = 'pglite' | 'postgres';
+
+export interface Db extends Queryable {
+  readonly kind: DbKind;
+  transaction<T>(work: (tx: Queryable) => Promise<T>): Promise<T>;
+  /** Subscribes to NOTIFY on a channel; `onReconnect` runs when notifications may have been missed. */
+  listen(channel: string, onMessage: (payload: string) => void, onReconnect?: () => void): Promise<() => Promise<void>>;
+  notify(channel: string, payload: string, tx?: Queryable): Promise<void>;
+  close(): Promise<void>;
+}
+
+/** Convenience for statements that return at most one row. */
+export async function queryOne<T = Row>(db: Queryable, text: string, params?: readonly unknown[]): Promise<T | undefined> {
+  const rows = await db.query<T>(text, params);
+  return rows[0];
+}
+
+export function toNumber(value: string | null): number | null {
+  return value === null ? null : Number(value);
+}

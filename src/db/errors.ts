@@ -1,0 +1,36 @@
+import { AppError } from '../http/errors.ts';
+
+/** SQLSTATE codes we act on (PostgreSQL appendix A). */
+const UNIQUE_VIOLATION = '23505';
+const FOREIGN_KEY_VIOLATION = '23503';
+const INVALID_TEXT_REPRESENTATION = '22P02';
+
+type PgError = { code?: string; constraint?: string };
+
+/** Constraint names that mean "this already exists" to a user, with the error they become. */
+const CONSTRAINT_ERRORS: Record<string, () => AppError> = {
+  users_email_key: () => new AppError('EMAIL_IN_USE', { message: 'An account with this email already exists.' }),
+};
+
+/** Registers how a capability's unique constraint surfaces as a 409 (called at module load). */
+export function registerConstraintError(constraint: string, toError: () => AppError): void {
+  CONSTRAINT_ERRORS[constraint] = toError;
+}
+
+/** The one place that turns database errors into domain errors; undefined when it is a real fault. */
+export function translateDbError(error: unknown): AppError | undefined {
+  const pg = error as PgError;
+  if (typeof pg?.code !== 'string') return undefined;
+  if (pg.code === UNIQUE_VIOLATION) {
+    const known = pg.constraint ? CONSTRAINT_ERRORS[pg.constraint] : undefined;
+    return known ? known() : new AppError('CONFLICT');
+  }
+  if (pg.code === FOREIGN_KEY_VIOLATION) return new AppError('NOT_FOUND', { message: 'A referenced resource does not exist.' });
+  if (pg.code === INVALID_TEXT_REPRESENTATION) return new AppError('BAD_REQUEST', { message: 'A value has the wrong format.' });
+  return undefined;
+}
+
+export function isUniqueViolation(error: unknown, constraint?: string): boolean {
+  const pg = error as PgError;
+  return pg?.code === UNIQUE_VIOLATION && (constraint === undefined || pg.constraint === constraint);
+}

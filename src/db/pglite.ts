@@ -1,0 +1,43 @@
+import { mkdirSync } from 'node:fs';
+import { PGlite, types } from '@electric-sql/pglite';
+import type { Db, Queryable } from './db.ts';
+
+const parsers = { [types.INT8]: (v: string) => Number(v), [types.NUMERIC]: (v: string) => Number(v) };
+
+function wrap(handle: Pick<PGlite, 'query' | 'exec'>): Queryable {
+  return {
+    async query<T>(text: string, params?: readonly unknown[]) {
+      const result = await handle.query<T>(text, params as unknown[] | undefined);
+      return result.rows;
+    },
+    async exec(text: string) {
+      await handle.exec(text);
+    },
+  };
+}
+
+export interface PgliteDb extends Db {
+  readonly pglite: PGlite;
+}
+
+/** Opens (or creates) the embedded database in `directory`. */
+export async function openPglite(directory: string): Promise<PgliteDb> {
+  mkdirSync(directory, { recursive: true });
+  const pglite = await PGlite.create({ dataDir: directory, parsers });
+  const root = wrap(pglite);
+  return {
+    kind: 'pglite',
+    pglite,
+    query: root.query,
+    exec: root.exec,
+    transaction: (work) => pglite.transaction((tx) => work(wrap(tx))),
+    async listen(channel, onMessage) {
+      const unsubscribe = await pglite.listen(channel, onMessage);
+      return () => unsubscribe();
+    },
+    async notify(channel, payload, tx) {
+      await (tx ?? root).query('SELECT pg_notify($1, $2)', [channel, payload]);
+    },
+    close: () => pglite.close(),
+  };
+}

@@ -1,0 +1,16 @@
+import type { Logger } from 'pino';
+import type { ApiKeyResolver } from './auth/api-keys.ts';
+import type { SessionTokens } from './auth/sessions.ts';
+import type { Config } from './config.ts';
+import type { Db } from './db/index.ts';
+import type { JobQueue } from './jobs/queue.ts';
+
+/** What every capability is built from: made once in server.ts and handed down. */
+export type Deps = {
+  config: Config;
+  db: Db;
+  queue: JobQueue;
+  keys: ApiKeyResolver;
+  sessions: SessionTokens;
+  log: Logger;
+};

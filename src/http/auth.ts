@@ -1,0 +1,128 @@
+import type { FastifyInstance, FastifyRequest } from 'fastify';
+import fp from 'fastify-plugin';
+import type { ApiKeyResolver, KeyType } from '../auth/api-keys.ts';
+import { findMembership, type Role, userExists } from '../auth/auth.queries.ts';
+import { SESSION_COOKIE, type SessionTokens } from '../auth/sessions.ts';
+import type { Db } from '../db/index.ts';
+import { AppError } from './errors.ts';
+
+/**
+ * How a route authenticates (route `config.auth`):
+ * - `public`: the public key only (POST /v1/track; api.md Authentication 5, the endpoint-level rule).
+ * - `secret`: the secret key only (/v1/send, /v1/verify).
+ * - `project`: the secret key, or a dashboard session naming the project in X-Project-Id
+ *   (contract §2) — every project-scoped resource endpoint.
+ * - `sessionProject`: a session with X-Project-Id only (dashboard aliases such as /events/track).
+ * - `session`: a logged-in user (/users/@me…).
+ * - `none`: no authentication (the default).
+ */
+export type AuthMode = 'none' | 'public' | 'secret' | 'project' | 'sessionProject' | 'session';
+
+export type ProjectContext = {
+  id: string;
+  /** How the caller proved access: with a key of this type, or as a member with a session. */
+  via: KeyType | 'session';
+  role?: Role;
+};
+
+export type UserContext = { id: string };
+
+declare module 'fastify' {
+  interface FastifyContextConfig {
+    auth?: AuthMode;
+  }
+  interface FastifyRequest {
+    project: ProjectContext | undefined;
+    user: UserContext | undefined;
+  }
+}
+
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+
+type AuthDeps = { db: Db; keys: ApiKeyResolver; sessions: SessionTokens };
+
+/** The project of a key-authenticated request, for handlers that require one. */
+export function projectOf(request: FastifyRequest): ProjectContext {
+  if (!request.project) throw new AppError('INVALID_API_KEY');
+  return request.project;
+}
+
+export function userOf(request: FastifyRequest): UserContext {
+  if (!request.user) throw new AppError('UNAUTHORIZED');
+  return request.user;
+}
+
+function bearerToken(request: FastifyRequest): string | undefined {
+  const header = request.headers.authorization;
+  if (!header) return undefined;
+  const match = /^Bearer\s+(\S+)\s*$/i.exec(header);
+  return match ? match[1] : '';
+}
+
+export const authPlugin = fp(async (app: FastifyInstance, deps: AuthDeps) => {
+  app.decorateRequest('project', undefined);
+  app.decorateRequest('user', undefined);
+
+  async function authenticateKey(request: FastifyRequest, token: string | undefined, allowed: KeyType) {
+    if (!token) {
+      throw new AppError('INVALID_API_KEY', { message: 'Missing API key: send Authorization: Bearer <key>.' });
+    }
+    const resolved = await deps.keys.resolve(token);
+    if (!resolved) throw new AppError('INVALID_API_KEY');
+    if (resolved.keyType !== allowed) {
+      throw new AppError('INVALID_API_KEY', {
+        message: allowed === 'public' ? 'This endpoint takes the public key (pk_…).' : 'This endpoint takes the secret key (sk_…).',
+        suggestion: allowed === 'public' ? 'Use your project public key; it is safe in client-side code.' : 'Use your project secret key from a server.',
+      });
+    }
+    if (resolved.disabled) {
+      throw new AppError('PROJECT_DISABLED', { details: resolved.disabledReason ? { reason: resolved.disabledReason } : undefined });
+    }
+    request.project = { id: resolved.projectId, via: resolved.keyType };
+  }
+
+  async function authenticateSession(request: FastifyRequest) {
+    const userId = await deps.sessions.verify(request.cookies[SESSION_COOKIE]);
+    if (!userId || !UUID.test(userId) || !(await userExists(deps.db, userId))) throw new AppError('UNAUTHORIZED', { message: 'Log in first.' });
+    request.user = { id: userId };
+  }
+
+  async function authenticateMember(request: FastifyRequest) {
+    await authenticateSession(request);
+    const projectId = request.headers['x-project-id'];
+    if (typeof projectId !== 'string' || !UUID.test(projectId)) {
+      throw new AppError('BAD_REQUEST', { message: 'Name the project in the X-Project-Id header.' });
+    }
+    const membership = await findMembership(deps.db, projectId, request.user!.id);
+    if (!membership) throw new AppError('FORBIDDEN', { message: 'You are not a member of this project.' });
+    if (membership.disabled) {
+      throw new AppError('PROJECT_DISABLED', { details: membership.disabledReason ? { reason: membership.disabledReason } : undefined });
+    }
+    request.project = { id: projectId, via: 'session', role: membership.role };
+  }
+
+  app.addHook('onRequest', async (request) => {
+    const mode = request.routeOptions.config.auth ?? 'none';
+    switch (mode) {
+      case 'none':
+        return;
+      case 'public':
+        return authenticateKey(request, bearerToken(request), 'public');
+      case 'secret':
+        return authenticateKey(request, bearerToken(request), 'secret');
+      case 'project': {
+        const token = bearerToken(request);
+        if (token === undefined && request.cookies[SESSION_COOKIE]) return authenticateMember(request);
+        return authenticateKey(request, token, 'secret');
+      }
+      case 'sessionProject':
+        return authenticateMember(request);
+      case 'session':
+        return authenticateSession(request);
+      default: {
+        const unreachable: never = mode;
+        throw new Error(`Unknown auth mode ${unreachable}`);
+      }
+    }
+  });
+});

@@ -1,0 +1,65 @@
+import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify';
+import { translateDbError } from '../db/errors.ts';
+import { AppError, type ErrorCode } from './errors.ts';
+import { RequestValidationError } from './validation.ts';
+
+/** api.md Errors: the envelope every failure is written in. */
+export function sendError(request: FastifyRequest, reply: FastifyReply, error: AppError) {
+  if (error.headers) reply.headers(error.headers);
+  if (error.flat) return reply.status(error.statusCode).send({ error: error.message });
+  return reply.status(error.statusCode).send({
+    success: false,
+    error: {
+      code: error.code,
+      message: error.message,
+      statusCode: error.statusCode,
+      requestId: request.id,
+      ...(error.errors ? { errors: error.errors } : {}),
+      ...(error.details ? { details: error.details } : {}),
+      ...(error.suggestion ? { suggestion: error.suggestion } : {}),
+    },
+    timestamp: new Date().toISOString(),
+  });
+}
+
+// Fastify's own request errors, by code, mapped to ours.
+const FASTIFY_CODES: Record<string, ErrorCode> = {
+  FST_ERR_CTP_INVALID_JSON_BODY: 'INVALID_JSON',
+  FST_ERR_CTP_EMPTY_JSON_BODY: 'INVALID_JSON',
+  FST_ERR_CTP_BODY_TOO_LARGE: 'PAYLOAD_TOO_LARGE',
+  FST_ERR_CTP_INVALID_MEDIA_TYPE: 'UNSUPPORTED_MEDIA_TYPE',
+  FST_ERR_CTP_INVALID_CONTENT_LENGTH: 'BAD_REQUEST',
+  FST_REQ_FILE_TOO_LARGE: 'PAYLOAD_TOO_LARGE',
+  FST_FILES_LIMIT: 'PAYLOAD_TOO_LARGE',
+  FST_INVALID_MULTIPART_CONTENT_TYPE: 'UNSUPPORTED_MEDIA_TYPE',
+};
+
+/** Normalises anything thrown in a request into an AppError. */
+export function toAppError(error: unknown): AppError {
+  if (error instanceof AppError) return error;
+  if (error instanceof RequestValidationError) {
+    // A malformed query parameter is a 400 (api.md); a body or path that fails its schema is a 422.
+    if (error.part === 'querystring') return new AppError('BAD_REQUEST', { message: 'Invalid query parameters.', errors: error.fieldErrors });
+    return new AppError('VALIDATION_ERROR', { errors: error.fieldErrors });
+  }
+  const fromDb = translateDbError(error);
+  if (fromDb) return fromDb;
+  const fastifyError = error as FastifyError;
+  const mapped = fastifyError?.code ? FASTIFY_CODES[fastifyError.code] : undefined;
+  if (mapped) return new AppError(mapped, mapped === 'INVALID_JSON' ? {} : { message: fastifyError.message });
+  if (error instanceof SyntaxError && (error as FastifyError).statusCode === 400) return new AppError('INVALID_JSON');
+  if (typeof fastifyError?.statusCode === 'number' && fastifyError.statusCode >= 400 && fastifyError.statusCode < 500) {
+    return new AppError('BAD_REQUEST', { message: fastifyError.message });
+  }
+  return new AppError('INTERNAL_SERVER_ERROR');
+}
+
+export function errorHandler(error: unknown, request: FastifyRequest, reply: FastifyReply) {
+  const appError = toAppError(error);
+  if (appError.statusCode >= 500) request.log.error({ err: error }, 'request failed');
+  return sendError(request, reply, appError);
+}
+
+export function notFoundHandler(request: FastifyRequest, reply: FastifyReply) {
+  return sendError(request, reply, new AppError('ROUTE_NOT_FOUND', { message: `No endpoint ${request.method} ${request.url.split('?')[0]}.` }));
+}

@@ -1,0 +1,71 @@
+/**
+ * The error registry: every error code the API can answer with, its HTTP status and default
+ * message. Services throw `AppError`s; one handler (error-handler.ts) writes the envelope.
+ */
+export const ERRORS = {
+  BAD_REQUEST: { status: 400, message: 'The request is malformed.' },
+  INVALID_JSON: { status: 400, message: 'The request body is not valid JSON.' },
+  INVALID_IDEMPOTENCY_KEY: { status: 400, message: 'The Idempotency-Key header must be 1 to 255 printable ASCII characters.' },
+  UNAUTHORIZED: { status: 401, message: 'Authentication is required.' },
+  INVALID_API_KEY: { status: 401, message: 'The API key is missing, unknown or not valid for this endpoint.' },
+  INVALID_CREDENTIALS: { status: 401, message: 'The email or password is incorrect.' },
+  FORBIDDEN: { status: 403, message: 'You do not have permission to do this.' },
+  PROJECT_DISABLED: { status: 403, message: 'This project is disabled.' },
+  SIGNUP_DISABLED: { status: 403, message: 'Sign-up is disabled on this server.' },
+  NOT_FOUND: { status: 404, message: 'The resource was not found.' },
+  ROUTE_NOT_FOUND: { status: 404, message: 'No such endpoint.' },
+  METHOD_NOT_ALLOWED: { status: 405, message: 'This method is not allowed on this endpoint.' },
+  CONFLICT: { status: 409, message: 'The request conflicts with the current state.' },
+  EMAIL_IN_USE: { status: 409, message: 'That email address is already in use.' },
+  IDEMPOTENCY_KEY_REUSED: { status: 409, message: 'This Idempotency-Key has already been used.' },
+  PAYLOAD_TOO_LARGE: { status: 413, message: 'The request body is too large.' },
+  UNSUPPORTED_MEDIA_TYPE: { status: 415, message: 'The Content-Type of the request is not supported.' },
+  VALIDATION_ERROR: { status: 422, message: 'Request validation failed' },
+  RATE_LIMIT_EXCEEDED: { status: 429, message: 'Too many requests: the rate limit for this project was exceeded.' },
+  INTERNAL_SERVER_ERROR: { status: 500, message: 'An unexpected error occurred.' },
+  NOT_IMPLEMENTED: { status: 501, message: 'This feature is not available on this server.' },
+  SERVICE_UNAVAILABLE: { status: 503, message: 'The service is not ready.' },
+} as const satisfies Record<string, { status: number; message: string }>;
+
+export type ErrorCode = keyof typeof ERRORS;
+
+/** One field-level problem (api.md Errors; codes from contract §3). */
+export type FieldError = { field: string; message: string; code: string; received?: string };
+
+export type AppErrorOptions = {
+  message?: string;
+  details?: Record<string, unknown>;
+  suggestion?: string;
+  errors?: FieldError[];
+  /** api.md: some 400s (segment, template and contact create) answer a flat `{ error }`. */
+  flat?: boolean;
+  headers?: Record<string, string>;
+};
+
+export class AppError extends Error {
+  readonly code: ErrorCode;
+  readonly statusCode: number;
+  readonly details?: Record<string, unknown>;
+  readonly suggestion?: string;
+  readonly errors?: FieldError[];
+  readonly flat: boolean;
+  readonly headers?: Record<string, string>;
+
+  constructor(code: ErrorCode, options: AppErrorOptions = {}) {
+    super(options.message ?? ERRORS[code].message);
+    this.name = 'AppError';
+    this.code = code;
+    this.statusCode = ERRORS[code].status;
+    this.details = options.details;
+    this.suggestion = options.suggestion;
+    this.errors = options.errors;
+    this.flat = options.flat ?? false;
+    this.headers = options.headers;
+  }
+}
+
+export const notFound = (what: string) => new AppError('NOT_FOUND', { message: `${what} not found.` });
+export const forbidden = (message?: string) => new AppError('FORBIDDEN', { message });
+export const badRequest = (message: string, options: Omit<AppErrorOptions, 'message'> = {}) => new AppError('BAD_REQUEST', { ...options, message });
+/** The flat `{ error }` 400 that api.md specifies for some create endpoints. */
+export const flatBadRequest = (message: string) => new AppError('BAD_REQUEST', { message, flat: true });

@@ -1,0 +1,84 @@
+import { type Job, PgBoss, type Queue, type SendOptions, type WorkOptions, fromPglite } from 'pg-boss';
+import type { Logger } from 'pino';
+import type { Db, Queryable } from '../db/index.ts';
+import type { PgliteDb } from '../db/pglite.ts';
+import type { PostgresDb } from '../db/postgres.ts';
+
+export type { Job } from 'pg-boss';
+
+/**
+ * A kind of background work, declared by the capability that owns it
+ * (`contacts/contacts.jobs.ts`) and wired into the worker by the registry in jobs/registry.ts.
+ */
+export type JobDefinition<T extends object = object> = {
+  name: string;
+  /** Handles a batch; throwing fails (and, within retryLimit, retries) the whole batch. */
+  handle: (jobs: Job<T>[]) => Promise<void>;
+  queue?: Omit<Queue, 'name'>;
+  work?: WorkOptions;
+};
+
+export type EnqueueOptions = SendOptions & { tx?: Queryable };
+
+// Jobs are picked up by NOTIFY at once; polling is only a backstop, and full batches fetch again
+// at once (design.md: batch 1 is capped by polling).
+const DEFAULT_WORK: WorkOptions = { batchSize: 20, burstWhenBatchFull: true, pollingIntervalSeconds: 1 };
+const DEFAULT_QUEUE: Omit<Queue, 'name'> = { notify: true, retryLimit: 5, retryDelay: 5, retryBackoff: true, expireInSeconds: 15 * 60 };
+
+/** The durable job queue (pg-boss) on the application database, in its own `pgboss` schema. */
+export class JobQueue {
+  private readonly boss: PgBoss;
+  private readonly definitions = new Map<string, JobDefinition<any>>();
+  private started = false;
+
+  constructor(db: Db, private readonly log: Logger) {
+    const connection =
+      db.kind === 'pglite'
+        ? { db: fromPglite((db as PgliteDb).pglite), backend: 'pglite' as const }
+        : { connectionString: connectionStringOf(db as PostgresDb), max: 5 };
+    this.boss = new PgBoss({ ...connection, useListenNotify: true, schema: 'pgboss' });
+    this.boss.on('error', (error) => this.log.error({ err: error }, 'job queue error'));
+  }
+
+  define<T extends object>(definition: JobDefinition<T>): void {
+    if (this.started) throw new Error(`Job ${definition.name} defined after the queue started`);
+    this.definitions.set(definition.name, definition);
+  }
+
+  /** Creates the schema and queues; with `work`, this process also runs the handlers. */
+  async start({ work }: { work: boolean }): Promise<void> {
+    await this.boss.start();
+    for (const definition of this.definitions.values()) {
+      await this.boss.createQueue(definition.name, { ...DEFAULT_QUEUE, ...definition.queue });
+    }
+    this.started = true;
+    if (!work) return;
+    for (const definition of this.definitions.values()) {
+      await this.boss.work(definition.name, { ...DEFAULT_WORK, ...definition.work }, async (jobs: Job<any>[]) => {
+        await definition.handle(jobs);
+      });
+    }
+  }
+
+  /**
+   * Enqueues a job. Pass `tx` to enqueue inside a transaction so the job exists exactly when the
+   * transaction commits (required on PGlite: its single connection is held by the transaction).
+   */
+  async send<T extends object>(name: string, data: T, options: EnqueueOptions = {}): Promise<string | null> {
+    if (!this.definitions.has(name)) throw new Error(`Unknown job ${name}`);
+    const { tx, ...sendOptions } = options;
+    const db = tx ? { executeSql: async (text: string, values?: unknown[]) => ({ rows: await tx.query(text, values) }) } : undefined;
+    return this.boss.send(name, data, { ...sendOptions, ...(db ? { db } : {}) });
+  }
+
+  /** Stops fetching, waits for running handlers (up to `timeoutSeconds`), then closes. */
+  async stop(timeoutSeconds: number): Promise<void> {
+    if (!this.started) return;
+    await this.boss.stop({ graceful: true, close: true, timeout: timeoutSeconds * 1000 });
+  }
+}
+
+function connectionStringOf(db: PostgresDb): string {
+  const options = (db.pool as unknown as { options: { connectionString: string } }).options;
+  return options.connectionString;
+}

@@ -1,0 +1,16 @@
+import type { FastifyPluginAsync } from 'fastify';
+import type { Deps } from './deps.ts';
+import type { JobDefinition } from './jobs/queue.ts';
+
+/**
+ * Every capability, in one list: its HTTP routes (a Fastify plugin mounted under `prefix`) and its
+ * background jobs. server.ts wires routes into the API and jobs into the worker from here.
+ */
+export type Capability = {
+  name: string;
+  prefix: string;
+  routes: FastifyPluginAsync<Deps>;
+  jobs?: (deps: Deps) => JobDefinition<any>[];
+};
+
+export const CAPABILITIES: Capability[] = [];

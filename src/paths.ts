@@ -1,0 +1,17 @@
+import { existsSync } from 'node:fs';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+/** The package root, found from this file whether it runs from `src/` (tsx) or `dist/src/` (built). */
+function findPackageRoot(): string {
+  let dir = dirname(fileURLToPath(import.meta.url));
+  while (!existsSync(join(dir, 'package.json'))) {
+    const parent = dirname(dir);
+    if (parent === dir) throw new Error('package.json not found above ' + fileURLToPath(import.meta.url));
+    dir = parent;
+  }
+  return dir;
+}
+
+export const PACKAGE_ROOT = findPackageRoot();
+export const MIGRATIONS_DIR = join(PACKAGE_ROOT, 'migrations');

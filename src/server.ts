@@ -1,0 +1,56 @@
+import type { FastifyInstance } from 'fastify';
+import { pino, type Logger } from 'pino';
+import { buildApp } from './app.ts';
+import { ApiKeyResolver } from './auth/api-keys.ts';
+import { SessionTokens } from './auth/sessions.ts';
+import type { Config } from './config.ts';
+import { openDatabase } from './db/index.ts';
+import { migrate } from './db/migrate.ts';
+import type { Deps } from './deps.ts';
+import { JobQueue } from './jobs/queue.ts';
+import { CAPABILITIES } from './modules.ts';
+
+export type RunningServer = {
+  app: FastifyInstance;
+  deps: Deps;
+  /** Base URL the server listens on (the real port when PORT=0). */
+  url: string;
+  /** Drains in-flight requests, then in-flight jobs, then closes the database. */
+  close(): Promise<void>;
+};
+
+/** Builds everything from the config and starts serving; the one place that wires the parts. */
+export async function startServer(config: Config, log: Logger = pino({ level: config.logLevel })): Promise<RunningServer> {
+  const db = await openDatabase(config);
+  const applied = await migrate(db);
+  if (applied.length) log.info({ migrations: applied }, 'migrations applied');
+
+  const queue = new JobQueue(db, log);
+  const keys = new ApiKeyResolver(db);
+  await keys.start();
+  const deps: Deps = { config, db, queue, keys, sessions: new SessionTokens(config.sessionSecret), log };
+
+  for (const capability of CAPABILITIES) for (const job of capability.jobs?.(deps) ?? []) queue.define(job);
+  const runsWorker = config.role !== 'api';
+  await queue.start({ work: runsWorker });
+
+  const app = await buildApp(deps, { api: config.role !== 'worker' });
+  await app.listen({ port: config.port, host: config.host });
+  const address = app.server.address();
+  const port = typeof address === 'object' && address ? address.port : config.port;
+  const host = config.host === '0.0.0.0' || config.host === '::' ? '127.0.0.1' : config.host;
+  log.info({ role: config.role, database: db.kind, port }, 'mailroom started');
+
+  let closing: Promise<void> | undefined;
+  return {
+    app,
+    deps,
+    url: `http://${host}:${port}`,
+    close: () =>
+      (closing ??= (async () => {
+        await app.close();
+        await queue.stop(config.shutdownTimeoutSeconds);
+        await db.close();
+      })()),
+  };
+}

@@ -1,0 +1,131 @@
+import { spawn, type ChildProcess } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import pg from 'pg';
+import { loadConfig } from '../../src/config.ts';
+import { PACKAGE_ROOT } from '../../src/paths.ts';
+import { type RunningServer, startServer } from '../../src/server.ts';
+import { copySnapshotTo } from './pglite-snapshot.ts';
+
+export type TestServer = RunningServer & { dataDir: string; env: Record<string, string> };
+
+/** Set in CI's second pass: run every test against this real PostgreSQL. */
+export const TEST_DATABASE_URL = process.env.TEST_DATABASE_URL || undefined;
+
+/** A fresh, empty database on TEST_DATABASE_URL's server; dropped by the returned function. */
+export async function createTestDatabase(): Promise<{ url: string; drop: () => Promise<void> }> {
+  if (!TEST_DATABASE_URL) throw new Error('TEST_DATABASE_URL is not set');
+  const name = `mailroom_test_${randomBytes(6).toString('hex')}`;
+  const admin = new pg.Client({ connectionString: TEST_DATABASE_URL });
+  await admin.connect();
+  await admin.query(`CREATE DATABASE ${name}`);
+  await admin.end();
+  const url = new URL(TEST_DATABASE_URL);
+  url.pathname = `/${name}`;
+  return {
+    url: url.toString(),
+    drop: async () => {
+      const client = new pg.Client({ connectionString: TEST_DATABASE_URL });
+      await client.connect();
+      await client.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
+      await client.end();
+    },
+  };
+}
+
+/**
+ * Prepares the environment of a test server: a fresh DATA_DIR (holding a copy of the migrated
+ * PGlite snapshot) or, with TEST_DATABASE_URL, a fresh PostgreSQL database.
+ */
+export async function prepareEnvironment(overrides: Record<string, string> = {}) {
+  const dataDir = mkdtempSync(join(tmpdir(), 'mailroom-test-'));
+  const env: Record<string, string> = {
+    DATA_DIR: dataDir,
+    PORT: '0',
+    HOST: '127.0.0.1',
+    LOG_LEVEL: process.env.TEST_LOG_LEVEL ?? 'silent',
+    SESSION_SECRET: randomBytes(32).toString('hex'),
+    SHUTDOWN_TIMEOUT_SECONDS: '10',
+    ...overrides,
+  };
+  let dropDatabase = async () => {};
+  if (TEST_DATABASE_URL && !('DATABASE_URL' in overrides)) {
+    const database = await createTestDatabase();
+    env.DATABASE_URL = database.url;
+    dropDatabase = database.drop;
+  } else if (!env.DATABASE_URL) {
+    await copySnapshotTo(join(dataDir, 'pg'));
+  }
+  const cleanup = async () => {
+    await dropDatabase();
+    rmSync(dataDir, { recursive: true, force: true });
+  };
+  return { env, dataDir, cleanup };
+}
+
+/** Starts the real server in this process on a free port. `close()` also removes its data. */
+export async function startTestServer(overrides: Record<string, string> = {}): Promise<TestServer> {
+  const { env, dataDir, cleanup } = await prepareEnvironment(overrides);
+  const server = await startServer(loadConfig(env));
+  return {
+    ...server,
+    dataDir,
+    env,
+    close: async () => {
+      await server.close();
+      await cleanup();
+    },
+  };
+}
+
+export type SpawnedServer = {
+  url: string;
+  child: ChildProcess;
+  output: () => string;
+  /** Resolves with the exit code once the process ends. */
+  exited: Promise<number | null>;
+  stop: (signal?: NodeJS.Signals) => Promise<number | null>;
+};
+
+/**
+ * Starts the server as a separate OS process (`node src/main.ts` through tsx), for tests that
+ * kill a process or run several on one database. `env` must hold DATA_DIR and the database.
+ */
+export async function spawnServer(env: Record<string, string>): Promise<SpawnedServer> {
+  const child = spawn(process.execPath, ['--import', 'tsx', join(PACKAGE_ROOT, 'src/main.ts')], {
+    cwd: PACKAGE_ROOT,
+    env: { ...process.env, ...env, PORT: '0', LOG_LEVEL: 'info' },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let output = '';
+  const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
+  const url = await new Promise<string>((resolve, reject) => {
+    const timer = setTimeout(() => reject(new Error(`server did not start:\n${output}`)), 60_000);
+    const onData = (chunk: Buffer) => {
+      output += chunk.toString();
+      const match = /"port":(\d+),"msg":"mailroom started"/.exec(output);
+      if (match) {
+        clearTimeout(timer);
+        resolve(`http://127.0.0.1:${match[1]}`);
+      }
+    };
+    child.stdout!.on('data', onData);
+    child.stderr!.on('data', (chunk: Buffer) => (output += chunk.toString()));
+    exited.then(() => {
+      clearTimeout(timer);
+      reject(new Error(`server exited before starting:\n${output}`));
+    });
+  });
+  return {
+    url,
+    child,
+    output: () => output,
+    exited,
+    stop: (signal = 'SIGTERM') => {
+      if (child.exitCode === null) child.kill(signal);
+      return exited;
+    },
+  };
+}
