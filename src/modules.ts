@@ -1,6 +1,9 @@
 import type { FastifyPluginAsync } from 'fastify';
+import { accountsRoutes } from './accounts/accounts.routes.ts';
 import type { Deps } from './deps.ts';
 import type { JobDefinition } from './jobs/queue.ts';
+import { membersRoutes } from './projects/members.routes.ts';
+import { projectsRoutes } from './projects/projects.routes.ts';
 
 /**
  * Every capability, in one list: its HTTP routes (a Fastify plugin mounted under `prefix`) and its
@@ -13,4 +16,8 @@ export type Capability = {
   jobs?: (deps: Deps) => JobDefinition<any>[];
 };
 
-export const CAPABILITIES: Capability[] = [];
+export const CAPABILITIES: Capability[] = [
+  { name: 'accounts', prefix: '', routes: accountsRoutes },
+  { name: 'projects', prefix: '', routes: projectsRoutes },
+  { name: 'members', prefix: '', routes: membersRoutes },
+];

@@ -1,0 +1,29 @@
+import type { Queryable } from '../db/index.ts';
+
+export type UserRow = { id: string; email: string; createdAt: string };
+
+type RawUser = { id: string; email: string; created_at: Date };
+
+const toUser = (row: RawUser): UserRow => ({ id: row.id, email: row.email, createdAt: row.created_at.toISOString() });
+
+/** Inserts a user; a taken email raises users_email_key, which db/errors.ts turns into a 409. */
+export async function insertUser(db: Queryable, email: string, passwordHash: string): Promise<UserRow> {
+  const rows = await db.query<RawUser>(
+    'INSERT INTO users (email, password_hash) VALUES ($1, $2) RETURNING id, email, created_at',
+    [email, passwordHash],
+  );
+  return toUser(rows[0]!);
+}
+
+export async function findUserCredentials(db: Queryable, email: string): Promise<{ id: string; email: string; passwordHash: string } | undefined> {
+  const rows = await db.query<{ id: string; email: string; passwordHash: string }>(
+    'SELECT id, email, password_hash AS "passwordHash" FROM users WHERE email = $1',
+    [email],
+  );
+  return rows[0];
+}
+
+export async function findUserById(db: Queryable, id: string): Promise<UserRow | undefined> {
+  const rows = await db.query<RawUser>('SELECT id, email, created_at FROM users WHERE id = $1', [id]);
+  return rows[0] ? toUser(rows[0]) : undefined;
+}

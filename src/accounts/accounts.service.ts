@@ -1,0 +1,33 @@
+import { DUMMY_PASSWORD_HASH, hashPassword, verifyPassword } from '../auth/passwords.ts';
+import type { Deps } from '../deps.ts';
+import { AppError } from '../http/errors.ts';
+import { findUserById, findUserCredentials, insertUser } from './accounts.queries.ts';
+
+type AccountDeps = Pick<Deps, 'config' | 'db'>;
+
+// Addresses are compared case-insensitively by storing them lower-cased.
+const normalizeEmail = (email: string) => email.trim().toLowerCase();
+
+/** Contract §2: POST /auth/signup, unless the deployment turned sign-up off. */
+export async function signUp(deps: AccountDeps, email: string, password: string) {
+  if (!deps.config.signupEnabled) throw new AppError('SIGNUP_DISABLED');
+  const user = await insertUser(deps.db, normalizeEmail(email), await hashPassword(password));
+  return { id: user.id, email: user.email };
+}
+
+/**
+ * Checks an email and password. An unknown email still costs one scrypt comparison (against a
+ * dummy hash), so response time does not tell which accounts exist.
+ */
+export async function logIn(deps: AccountDeps, email: string, password: string) {
+  const user = await findUserCredentials(deps.db, normalizeEmail(email));
+  const matches = await verifyPassword(password, user?.passwordHash ?? DUMMY_PASSWORD_HASH);
+  if (!user || !matches) throw new AppError('INVALID_CREDENTIALS');
+  return { id: user.id, email: user.email };
+}
+
+export async function currentUser(deps: AccountDeps, userId: string) {
+  const user = await findUserById(deps.db, userId);
+  if (!user) throw new AppError('UNAUTHORIZED', { message: 'Log in first.' });
+  return user;
+}

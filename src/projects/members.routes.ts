@@ -1,0 +1,51 @@
+import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
+import type { Deps } from '../deps.ts';
+import { userOf } from '../http/auth.ts';
+import { addMember, changeMemberRole, membersOf, removeMember } from './members.service.ts';
+import { addMemberBody, memberListResponse, memberParams, memberResponse, projectIdParams, updateMemberBody } from './projects.schemas.ts';
+
+const tags = ['members'];
+const security = [{ session: [] }];
+
+/** Team members of a project (contract §2); session only, membership checked in the service. */
+export const membersRoutes: FastifyPluginAsyncZod<Deps> = async (app, deps) => {
+  app.get(
+    '/projects/:id/members',
+    { config: { auth: 'session' }, schema: { tags, security, summary: 'List members', params: projectIdParams, response: { 200: memberListResponse } } },
+    async (request) => ({ data: await membersOf(deps, request.params.id, userOf(request).id) }),
+  );
+
+  app.post(
+    '/projects/:id/members',
+    {
+      config: { auth: 'session' },
+      schema: {
+        tags,
+        security,
+        summary: 'Add an existing user by email (OWNER or ADMIN)',
+        params: projectIdParams,
+        body: addMemberBody,
+        response: { 201: memberResponse },
+      },
+    },
+    async (request, reply) => reply.status(201).send(await addMember(deps, request.params.id, userOf(request).id, request.body.email, request.body.role)),
+  );
+
+  app.patch(
+    '/projects/:id/members/:userId',
+    {
+      config: { auth: 'session' },
+      schema: { tags, security, summary: "Change a member's role (OWNER or ADMIN)", params: memberParams, body: updateMemberBody, response: { 200: memberResponse } },
+    },
+    async (request) => changeMemberRole(deps, request.params.id, userOf(request).id, request.params.userId, request.body.role),
+  );
+
+  app.delete(
+    '/projects/:id/members/:userId',
+    { config: { auth: 'session' }, schema: { tags, security, summary: 'Remove a member, or leave the project', params: memberParams } },
+    async (request, reply) => {
+      await removeMember(deps, request.params.id, userOf(request).id, request.params.userId);
+      return reply.status(204).send();
+    },
+  );
+};

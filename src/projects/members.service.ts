@@ -1,0 +1,65 @@
+import type { Role } from '../auth/auth.queries.ts';
+import type { Deps } from '../deps.ts';
+import { AppError, forbidden, notFound } from '../http/errors.ts';
+import { deleteMember, insertMemberByEmail, listMembers, lockRoles, updateMemberRole } from './members.queries.ts';
+import { MANAGERS, requireRole } from './projects.service.ts';
+
+type MemberDeps = Pick<Deps, 'db'>;
+
+/*
+ * Role rules (docs/decisions/accounts.md):
+ * - any member may list members; OWNER and ADMIN manage them; MEMBER gets 403;
+ * - only an OWNER may grant OWNER, or change or remove another OWNER;
+ * - anyone may leave a project (remove themselves);
+ * - the last OWNER can be neither demoted nor removed (409), so a project always has an owner.
+ */
+
+export async function membersOf(deps: MemberDeps, projectId: string, userId: string) {
+  await requireRole(deps, projectId, userId, ['OWNER', 'ADMIN', 'MEMBER'], 'list members');
+  return listMembers(deps.db, projectId);
+}
+
+export async function addMember(deps: MemberDeps, projectId: string, userId: string, email: string, role: Role) {
+  const callerRole = await requireRole(deps, projectId, userId, MANAGERS, 'invite members');
+  if (role === 'OWNER' && callerRole !== 'OWNER') throw forbidden('Only an OWNER can add another OWNER.');
+  const { user, member } = await insertMemberByEmail(deps.db, projectId, email.trim().toLowerCase(), role);
+  if (!user) throw new AppError('NOT_FOUND', { message: 'No account has this email address.', suggestion: 'Ask them to sign up first, then add them.' });
+  if (!member) throw new AppError('CONFLICT', { message: 'This user is already a member of the project.' });
+  return member;
+}
+
+const lastOwner = (action: string) =>
+  new AppError('CONFLICT', { message: `The last OWNER of a project cannot be ${action}.`, suggestion: 'Make another member OWNER first.' });
+
+/** Loads the locked roles and checks the caller may touch the target's membership. */
+function authorize(roles: Map<string, Role>, callerId: string, targetId: string, newRole?: Role) {
+  const callerRole = roles.get(callerId);
+  if (!callerRole) throw notFound('Project');
+  const targetRole = roles.get(targetId);
+  const leaving = newRole === undefined && callerId === targetId;
+  if (!leaving && !MANAGERS.includes(callerRole)) throw forbidden('Only OWNER or ADMIN members can manage members.');
+  if (!targetRole) throw notFound('Member');
+  if (!leaving && callerRole !== 'OWNER' && (targetRole === 'OWNER' || newRole === 'OWNER')) {
+    throw forbidden('Only an OWNER can grant, change or remove the OWNER role.');
+  }
+  const owners = [...roles.values()].filter((role) => role === 'OWNER').length;
+  return { targetRole, isLastOwner: targetRole === 'OWNER' && owners === 1 };
+}
+
+export function changeMemberRole(deps: MemberDeps, projectId: string, callerId: string, targetId: string, role: Role) {
+  return deps.db.transaction(async (tx) => {
+    const { isLastOwner } = authorize(await lockRoles(tx, projectId), callerId, targetId, role);
+    if (isLastOwner && role !== 'OWNER') throw lastOwner('demoted');
+    const member = await updateMemberRole(tx, projectId, targetId, role);
+    if (!member) throw notFound('Member');
+    return member;
+  });
+}
+
+export function removeMember(deps: MemberDeps, projectId: string, callerId: string, targetId: string) {
+  return deps.db.transaction(async (tx) => {
+    const { isLastOwner } = authorize(await lockRoles(tx, projectId), callerId, targetId);
+    if (isLastOwner) throw lastOwner('removed');
+    await deleteMember(tx, projectId, targetId);
+  });
+}

@@ -1,0 +1,97 @@
+import type { Role } from '../auth/auth.queries.ts';
+import type { Queryable } from '../db/index.ts';
+
+export type Project = {
+  id: string;
+  name: string;
+  publicKey: string;
+  secretKey: string;
+  disabled: boolean;
+  createdAt: string;
+  updatedAt: string;
+};
+
+type RawProject = {
+  id: string;
+  name: string;
+  public_key: string;
+  secret_key: string;
+  disabled: boolean;
+  created_at: Date;
+  updated_at: Date;
+};
+
+const COLUMNS = 'id, name, public_key, secret_key, disabled, created_at, updated_at';
+
+const toProject = (row: RawProject): Project => ({
+  id: row.id,
+  name: row.name,
+  publicKey: row.public_key,
+  secretKey: row.secret_key,
+  disabled: row.disabled,
+  createdAt: row.created_at.toISOString(),
+  updatedAt: row.updated_at.toISOString(),
+});
+
+export type KeyPair = { publicKey: string; secretKey: string; publicKeyHash: string; secretKeyHash: string };
+
+/** Creates the project and makes `ownerId` its OWNER in one statement. */
+export async function insertProject(db: Queryable, ownerId: string, name: string, keys: KeyPair): Promise<Project> {
+  const rows = await db.query<RawProject>(
+    `WITH project AS (
+       INSERT INTO projects (name, public_key, secret_key, public_key_hash, secret_key_hash)
+       VALUES ($2, $3, $4, $5, $6) RETURNING ${COLUMNS}
+     ), owner AS (
+       INSERT INTO project_members (project_id, user_id, role) SELECT id, $1, 'OWNER' FROM project
+     )
+     SELECT ${COLUMNS} FROM project`,
+    [ownerId, name, keys.publicKey, keys.secretKey, keys.publicKeyHash, keys.secretKeyHash],
+  );
+  return toProject(rows[0]!);
+}
+
+export async function listProjectsOfUser(db: Queryable, userId: string): Promise<(Project & { role: Role })[]> {
+  const rows = await db.query<RawProject & { role: Role }>(
+    `SELECT p.id, p.name, p.public_key, p.secret_key, p.disabled, p.created_at, p.updated_at, m.role
+       FROM project_members m JOIN projects p ON p.id = m.project_id
+      WHERE m.user_id = $1
+      ORDER BY p.created_at, p.id`,
+    [userId],
+  );
+  return rows.map((row) => ({ ...toProject(row), role: row.role }));
+}
+
+/** Renames and/or disables; re-enabling clears the reason a project was disabled for. */
+export async function updateProject(db: Queryable, projectId: string, changes: { name?: string; disabled?: boolean }): Promise<Project | undefined> {
+  const rows = await db.query<RawProject>(
+    `UPDATE projects
+        SET name = COALESCE($2, name),
+            disabled = COALESCE($3, disabled),
+            disabled_reason = CASE WHEN $3::boolean IS FALSE THEN NULL ELSE disabled_reason END,
+            updated_at = now()
+      WHERE id = $1
+      RETURNING ${COLUMNS}`,
+    [projectId, changes.name ?? null, changes.disabled ?? null],
+  );
+  return rows[0] ? toProject(rows[0]) : undefined;
+}
+
+export async function replaceKeys(db: Queryable, projectId: string, keys: KeyPair): Promise<boolean> {
+  const rows = await db.query(
+    `UPDATE projects
+        SET public_key = $2, secret_key = $3, public_key_hash = $4, secret_key_hash = $5, updated_at = now()
+      WHERE id = $1 RETURNING id`,
+    [projectId, keys.publicKey, keys.secretKey, keys.publicKeyHash, keys.secretKeyHash],
+  );
+  return rows.length > 0;
+}
+
+export async function deleteProject(db: Queryable, projectId: string): Promise<boolean> {
+  const rows = await db.query('DELETE FROM projects WHERE id = $1 RETURNING id', [projectId]);
+  return rows.length > 0;
+}
+
+export async function findProjectName(db: Queryable, projectId: string): Promise<string | undefined> {
+  const rows = await db.query<{ name: string }>('SELECT name FROM projects WHERE id = $1', [projectId]);
+  return rows[0]?.name;
+}

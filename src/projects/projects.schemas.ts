@@ -1,0 +1,45 @@
+import { z } from 'zod';
+
+export const roleSchema = z.enum(['OWNER', 'ADMIN', 'MEMBER']);
+
+export const projectIdParams = z.object({ id: z.uuid() });
+
+export const createProjectBody = z.object({ name: z.string().trim().min(1).max(100) });
+
+export const updateProjectBody = z.object({
+  name: z.string().trim().min(1).max(100).optional(),
+  disabled: z.boolean().optional(),
+});
+
+/** Contract §2: the Project record. */
+export const projectResponse = z.object({
+  id: z.uuid(),
+  name: z.string(),
+  publicKey: z.string(),
+  secretKey: z.string(),
+  disabled: z.boolean(),
+  createdAt: z.string(),
+  updatedAt: z.string(),
+});
+
+// Keys are shown to OWNER and ADMIN only (contract §2), so they are optional in the listing.
+export const projectListResponse = z.object({
+  data: z.array(projectResponse.extend({ publicKey: z.string().optional(), secretKey: z.string().optional(), role: roleSchema })),
+});
+
+export const keysResponse = z.object({ publicKey: z.string(), secretKey: z.string() });
+
+export const whoamiResponse = z.object({
+  success: z.literal(true),
+  data: z.object({ projectId: z.uuid(), projectName: z.string(), keyType: z.enum(['secret', 'session']) }),
+});
+
+export const memberParams = z.object({ id: z.uuid(), userId: z.uuid() });
+
+export const addMemberBody = z.object({ email: z.email().max(254), role: roleSchema });
+
+export const updateMemberBody = z.object({ role: roleSchema });
+
+export const memberResponse = z.object({ userId: z.uuid(), email: z.string(), role: roleSchema, createdAt: z.string() });
+
+export const memberListResponse = z.object({ data: z.array(memberResponse) });

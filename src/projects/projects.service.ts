@@ -1,0 +1,81 @@
+import { generateKeyPair, hashKey, PROJECT_CHANGED_CHANNEL } from '../auth/api-keys.ts';
+import { findMembership, type Role } from '../auth/auth.queries.ts';
+import type { Queryable } from '../db/index.ts';
+import type { Deps } from '../deps.ts';
+import { AppError, forbidden, notFound } from '../http/errors.ts';
+import type { ProjectContext } from '../http/auth.ts';
+import { deleteProject, findProjectName, insertProject, listProjectsOfUser, type KeyPair, replaceKeys, updateProject } from './projects.queries.ts';
+
+type ProjectDeps = Pick<Deps, 'db' | 'keys'>;
+
+export const MANAGERS: readonly Role[] = ['OWNER', 'ADMIN'];
+
+/**
+ * The caller's role in a project, refusing with 404 when they are not a member (so project ids
+ * do not leak) and 403 when their role may not do this.
+ */
+export async function requireRole(deps: Pick<Deps, 'db'>, projectId: string, userId: string, allowed: readonly Role[], action: string): Promise<Role> {
+  const membership = await findMembership(deps.db, projectId, userId);
+  if (!membership) throw notFound('Project');
+  if (!allowed.includes(membership.role)) throw forbidden(`Only ${allowed.join(' or ')} members can ${action}.`);
+  return membership.role;
+}
+
+function newKeys(): KeyPair {
+  const { publicKey, secretKey } = generateKeyPair();
+  return { publicKey, secretKey, publicKeyHash: hashKey(publicKey), secretKeyHash: hashKey(secretKey) };
+}
+
+export function createProject(deps: ProjectDeps, userId: string, name: string) {
+  return insertProject(deps.db, userId, name, newKeys());
+}
+
+/** Every project of the user with their role; keys only where the role may manage them. */
+export async function listProjects(deps: ProjectDeps, userId: string) {
+  const projects = await listProjectsOfUser(deps.db, userId);
+  return projects.map(({ publicKey, secretKey, ...project }) => (MANAGERS.includes(project.role) ? { ...project, publicKey, secretKey } : project));
+}
+
+/**
+ * Runs a change to a project's keys or status: announced to every process inside the transaction
+ * (NOTIFY is delivered at commit) and dropped from this process's cache right after, so old keys
+ * and a disabled project are refused at once everywhere (api.md Authentication 7).
+ */
+async function changeKeysOrStatus<T>(deps: ProjectDeps, projectId: string, work: (tx: Queryable) => Promise<T>): Promise<T> {
+  const result = await deps.db.transaction(async (tx) => {
+    const value = await work(tx);
+    await deps.db.notify(PROJECT_CHANGED_CHANNEL, projectId, tx);
+    return value;
+  });
+  deps.keys.forget(projectId);
+  return result;
+}
+
+export async function changeProject(deps: ProjectDeps, projectId: string, userId: string, changes: { name?: string; disabled?: boolean }) {
+  await requireRole(deps, projectId, userId, MANAGERS, 'change project settings');
+  const update = (db: Queryable) => updateProject(db, projectId, changes);
+  const project = changes.disabled === undefined ? await update(deps.db) : await changeKeysOrStatus(deps, projectId, update);
+  if (!project) throw notFound('Project');
+  return project;
+}
+
+export async function regenerateKeys(deps: ProjectDeps, projectId: string, userId: string) {
+  await requireRole(deps, projectId, userId, MANAGERS, 'regenerate API keys');
+  const keys = newKeys();
+  const replaced = await changeKeysOrStatus(deps, projectId, (tx) => replaceKeys(tx, projectId, keys));
+  if (!replaced) throw notFound('Project');
+  return { publicKey: keys.publicKey, secretKey: keys.secretKey };
+}
+
+export async function removeProject(deps: ProjectDeps, projectId: string, userId: string) {
+  await requireRole(deps, projectId, userId, ['OWNER'], 'delete the project');
+  const deleted = await changeKeysOrStatus(deps, projectId, (tx) => deleteProject(tx, projectId));
+  if (!deleted) throw notFound('Project');
+}
+
+/** GET /v1/whoami: which project a key (or session + X-Project-Id) resolves to. */
+export async function whoami(deps: Pick<Deps, 'db'>, project: ProjectContext) {
+  const projectName = await findProjectName(deps.db, project.id);
+  if (projectName === undefined) throw new AppError('INVALID_API_KEY');
+  return { projectId: project.id, projectName, keyType: project.via === 'secret' ? ('secret' as const) : ('session' as const) };
+}
