@@ -7,6 +7,8 @@ import { jsonSchemaTransform, serializerCompiler, type ZodTypeProvider } from 'f
 import type { Deps } from './deps.ts';
 import { authPlugin } from './http/auth.ts';
 import { errorHandler, notFoundHandler } from './http/error-handler.ts';
+import { idempotencyPlugin } from './http/idempotency.ts';
+import { rateLimitPlugin } from './http/rate-limit.ts';
 import { zodValidatorCompiler } from './http/validation.ts';
 import { CAPABILITIES } from './modules.ts';
 import { opsRoutes } from './ops/ops.routes.ts';
@@ -54,6 +56,8 @@ export async function buildApp(deps: Deps, options: { api: boolean }): Promise<F
   app.get('/openapi.json', { schema: { hide: true } }, async () => app.swagger());
 
   await app.register(authPlugin, deps);
+  await app.register(rateLimitPlugin, deps);
+  await app.register(idempotencyPlugin, deps);
   await app.register(opsRoutes, deps);
   if (options.api) {
     for (const capability of CAPABILITIES) await app.register(capability.routes, { ...deps, prefix: capability.prefix });
