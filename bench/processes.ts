@@ -1,0 +1,128 @@
+import { type ChildProcess, spawn } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { createServer } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import pg from 'pg';
+import { PACKAGE_ROOT } from '../src/paths.ts';
+import { copySnapshotTo } from '../test/kit/pglite-snapshot.ts';
+import type { DatabaseLabel } from './scenario.ts';
+
+export type ChildServer = { url: string; stop: () => Promise<void> };
+
+async function freePort(): Promise<number> {
+  const server = createServer();
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const port = (server.address() as { port: number }).port;
+  await new Promise((resolve) => server.close(resolve));
+  return port;
+}
+
+/** Runs a TypeScript entry point in its own Node process (servers never share the load generator's CPU time slice). */
+function spawnTs(entry: string, env: Record<string, string>) {
+  const child = spawn(process.execPath, ['--import', 'tsx', join(PACKAGE_ROOT, entry)], {
+    cwd: PACKAGE_ROOT,
+    env: { ...process.env, ...env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let output = '';
+  child.stdout!.on('data', (chunk: Buffer) => (output = (output + chunk.toString()).slice(-20_000)));
+  child.stderr!.on('data', (chunk: Buffer) => (output = (output + chunk.toString()).slice(-20_000)));
+  const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
+  return { child, exited, output: () => output };
+}
+
+async function waitUntilHealthy(url: string, exited: Promise<unknown>, output: () => string, path: string): Promise<void> {
+  let dead = false;
+  void exited.then(() => (dead = true));
+  const deadline = Date.now() + 90_000;
+  while (Date.now() < deadline) {
+    if (dead) throw new Error(`server exited before it was ready:\n${output()}`);
+    try {
+      if ((await fetch(url + path)).ok) return;
+    } catch {}
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+  throw new Error(`server at ${url} not ready after 90 s:\n${output()}`);
+}
+
+async function stopChild(child: ChildProcess, exited: Promise<unknown>): Promise<void> {
+  if (child.exitCode !== null) return;
+  child.kill('SIGTERM');
+  const killed = setTimeout(() => child.kill('SIGKILL'), 30_000);
+  await exited;
+  clearTimeout(killed);
+}
+
+export async function startHelloWorld(): Promise<ChildServer> {
+  const port = await freePort();
+  const { child, exited, output } = spawnTs('bench/hello-world.ts', { PORT: String(port) });
+  const url = `http://127.0.0.1:${port}`;
+  await waitUntilHealthy(url, exited, output, '/');
+  return { url, stop: () => stopChild(child, exited) };
+}
+
+/** A fresh database on BENCH_DATABASE_URL's server, dropped by `drop` (like test/kit/server.ts). */
+async function createDatabase(serverUrl: string): Promise<{ url: string; drop: () => Promise<void> }> {
+  const name = `mailroom_bench_${randomBytes(6).toString('hex')}`;
+  const admin = async (sql: string) => {
+    const client = new pg.Client({ connectionString: serverUrl });
+    await client.connect();
+    try {
+      await client.query(sql);
+    } finally {
+      await client.end();
+    }
+  };
+  await admin(`CREATE DATABASE ${name}`);
+  const url = new URL(serverUrl);
+  url.pathname = `/${name}`;
+  return { url: url.toString(), drop: () => admin(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`) };
+}
+
+/**
+ * Starts Mailroom (`node --import tsx src/main.ts`) on a fresh DATA_DIR and, for `postgres`, a
+ * fresh database on BENCH_DATABASE_URL. The rate limit is lifted so it measures cost, not the cap.
+ */
+export async function startMailroom(db: DatabaseLabel, extraEnv: Record<string, string> = {}): Promise<ChildServer> {
+  const dataDir = mkdtempSync(join(tmpdir(), 'mailroom-bench-'));
+  let dropDatabase = async () => {};
+  const env: Record<string, string> = {
+    DATA_DIR: dataDir,
+    HOST: '127.0.0.1',
+    PORT: String(await freePort()),
+    LOG_LEVEL: 'warn',
+    RATE_LIMIT_PER_MINUTE: '1000000000',
+    SESSION_SECRET: randomBytes(32).toString('hex'),
+    ...extraEnv,
+  };
+  if (db === 'postgres') {
+    const database = await createDatabase(process.env.BENCH_DATABASE_URL!);
+    env.DATABASE_URL = database.url;
+    dropDatabase = database.drop;
+  } else {
+    // A copy of the migrated snapshot the tests use: initdb would cost seconds and measure nothing.
+    await copySnapshotTo(join(dataDir, 'pg'));
+  }
+  const cleanup = async () => {
+    await dropDatabase();
+    rmSync(dataDir, { recursive: true, force: true });
+  };
+  const { child, exited, output } = spawnTs('src/main.ts', env);
+  const url = `http://127.0.0.1:${env.PORT}`;
+  try {
+    await waitUntilHealthy(url, exited, output, '/ready');
+  } catch (error) {
+    await stopChild(child, exited);
+    await cleanup();
+    throw error;
+  }
+  return {
+    url,
+    stop: async () => {
+      await stopChild(child, exited);
+      await cleanup();
+    },
+  };
+}
