@@ -2,6 +2,8 @@ import type { FastifyPluginAsync } from 'fastify';
 import { accountsRoutes } from './accounts/accounts.routes.ts';
 import type { Deps } from './deps.ts';
 import type { JobDefinition } from './jobs/queue.ts';
+import { platformJobs } from './platform/platform.jobs.ts';
+import { platformRoutes } from './platform/platform.routes.ts';
 import { membersRoutes } from './projects/members.routes.ts';
 import { projectsRoutes } from './projects/projects.routes.ts';
 
@@ -20,4 +22,5 @@ export const CAPABILITIES: Capability[] = [
   { name: 'accounts', prefix: '', routes: accountsRoutes },
   { name: 'projects', prefix: '', routes: projectsRoutes },
   { name: 'members', prefix: '', routes: membersRoutes },
+  { name: 'platform', prefix: '', routes: platformRoutes, jobs: platformJobs },
 ];

@@ -71,6 +71,15 @@ export class JobQueue {
     return this.boss.send(name, data, { ...sendOptions, ...(db ? { db } : {}) });
   }
 
+  /**
+   * Runs a defined job on a cron schedule (UTC). The schedule is kept in the database, so calling
+   * this from every process at start-up is harmless and exactly one job is sent per occurrence.
+   */
+  async schedule(name: string, cron: string): Promise<void> {
+    if (!this.definitions.has(name)) throw new Error(`Unknown job ${name}`);
+    await this.boss.schedule(name, cron);
+  }
+
   /** Stops fetching, waits for running handlers (up to `timeoutSeconds`), then closes. */
   async stop(timeoutSeconds: number): Promise<void> {
     if (!this.started) return;

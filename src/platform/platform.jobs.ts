@@ -1,0 +1,32 @@
+import type { Deps } from '../deps.ts';
+import { deleteExpiredIdempotencyKeys } from '../http/idempotency.queries.ts';
+import type { JobDefinition } from '../jobs/queue.ts';
+
+export const CLEANUP_JOB = 'platform.cleanup';
+// Hourly, off the top of the hour where other schedules bunch up.
+export const CLEANUP_CRON = '17 * * * *';
+// Bounded deletes keep each statement short (PGlite runs on the event loop).
+const BATCH = 5000;
+
+/**
+ * Housekeeping for the platform's own tables. Expired Idempotency-Keys are already reclaimed when
+ * reused (idempotency.queries.ts); this removes the ones nobody reuses.
+ */
+export function platformJobs(deps: Deps): JobDefinition[] {
+  return [
+    {
+      name: CLEANUP_JOB,
+      queue: { retryLimit: 2, expireInSeconds: 10 * 60 },
+      work: { batchSize: 1 },
+      async handle() {
+        let total = 0;
+        let deleted: number;
+        do {
+          deleted = await deleteExpiredIdempotencyKeys(deps.db, BATCH);
+          total += deleted;
+        } while (deleted === BATCH);
+        if (total) deps.log.info({ deleted: total }, 'expired idempotency keys removed');
+      },
+    },
+  ];
+}
