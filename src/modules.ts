@@ -2,6 +2,16 @@ import type { FastifyPluginAsync } from 'fastify';
 import { accountsRoutes } from './accounts/accounts.routes.ts';
 import type { Deps } from './deps.ts';
 import type { JobDefinition } from './jobs/queue.ts';
+import { contactsJobs } from './contacts/contacts.jobs.ts';
+import { contactsRoutes } from './contacts/contacts.routes.ts';
+import { contactBulkJobs } from './contacts/contact-bulk.jobs.ts';
+import { contactBulkRoutes } from './contacts/contact-bulk.routes.ts';
+import { contactFieldsJobs } from './contacts/contact-fields.jobs.ts';
+import { contactFieldsRoutes } from './contacts/contact-fields.routes.ts';
+import { contactImportJobs } from './contacts/contact-import.jobs.ts';
+import { contactImportRoutes } from './contacts/contact-import.routes.ts';
+import { eventsJobs } from './events/events.jobs.ts';
+import { eventsRoutes } from './events/events.routes.ts';
 import { platformJobs } from './platform/platform.jobs.ts';
 import { platformRoutes } from './platform/platform.routes.ts';
 import { membersRoutes } from './projects/members.routes.ts';
@@ -22,5 +32,10 @@ export const CAPABILITIES: Capability[] = [
   { name: 'accounts', prefix: '', routes: accountsRoutes },
   { name: 'projects', prefix: '', routes: projectsRoutes },
   { name: 'members', prefix: '', routes: membersRoutes },
+  { name: 'contacts', prefix: '', routes: contactsRoutes, jobs: contactsJobs },
+  { name: 'contact-fields', prefix: '', routes: contactFieldsRoutes, jobs: contactFieldsJobs },
+  { name: 'contact-bulk', prefix: '', routes: contactBulkRoutes, jobs: contactBulkJobs },
+  { name: 'contact-import', prefix: '', routes: contactImportRoutes, jobs: contactImportJobs },
+  { name: 'events', prefix: '', routes: eventsRoutes, jobs: eventsJobs },
   { name: 'platform', prefix: '', routes: platformRoutes, jobs: platformJobs },
 ];

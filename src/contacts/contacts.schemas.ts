@@ -36,3 +36,43 @@ export const contactSchema = z.object({
   updatedAt: z.string(),
 });
 export type Contact = z.infer<typeof contactSchema>;
+
+// Emails are trimmed and lower-cased before the format check (api.md: unique within the project).
+export const emailField = z.string().trim().toLowerCase().max(254).pipe(z.email());
+export const contactDataField = z.record(z.string(), z.unknown());
+
+export const contactIdParams = z.object({ id: z.uuid() });
+
+// `email` is optional here only so that its absence can be the flat 400 api.md requires.
+export const createContactBody = z.object({
+  email: emailField.optional(),
+  subscribed: z.boolean().optional(),
+  data: contactDataField.optional(),
+});
+
+export const updateContactBody = z.object({
+  email: emailField.optional(),
+  subscribed: z.boolean().optional(),
+  data: contactDataField.optional(),
+  snoozedUntil: z.iso
+    .datetime({ offset: true })
+    .refine((value) => Date.parse(value) > Date.now(), { message: 'snoozedUntil must be in the future; null ends a snooze.' })
+    .nullable()
+    .optional(),
+});
+
+const booleanQuery = z.enum(['true', 'false']).transform((value) => value === 'true');
+
+/** api.md Conventions and Contacts; unknown sort → createdAt, unknown dir → desc (not refused). */
+export const listContactsQuery = z.object({
+  limit: z.coerce.number().int().min(1).optional(),
+  cursor: z.string().max(2048).optional(),
+  search: z.string().max(254).optional(),
+  subscribed: booleanQuery.optional(),
+  sort: z.string().optional().describe('email or createdAt (default; unknown values fall back to it)'),
+  dir: z.string().optional().describe('asc or desc (default; unknown values fall back to it)'),
+});
+
+export const contactWithMeta = contactSchema.extend({ _meta: z.object({ isNew: z.boolean(), isUpdate: z.boolean() }) });
+
+export const contactPage = z.object({ data: z.array(contactSchema), cursor: z.string().nullable(), hasMore: z.boolean(), total: z.number().int() });

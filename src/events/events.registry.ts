@@ -20,3 +20,19 @@ export function onEventsRecorded(subscriber: EventsSubscriber): () => void {
 export const hasEventSubscribers = () => subscribers.length > 0;
 
 export const eventSubscribers = (): readonly EventsSubscriber[] => subscribers;
+
+/** Where an event name is referenced (GET /events/{eventName}/usage); capabilities add theirs. */
+export type EventUsageKind = 'segments' | 'campaigns' | 'workflows';
+export type EventUsageSource = (projectId: string, eventName: string) => Promise<Array<{ id: string; name: string }>>;
+
+const usageSources = new Map<EventUsageKind, EventUsageSource>();
+
+export function registerEventUsage(kind: EventUsageKind, source: EventUsageSource): void {
+  usageSources.set(kind, source);
+}
+
+export async function findEventUsage(projectId: string, eventName: string): Promise<Record<EventUsageKind, Array<{ id: string; name: string }>>> {
+  const usage: Record<EventUsageKind, Array<{ id: string; name: string }>> = { segments: [], campaigns: [], workflows: [] };
+  for (const [kind, source] of usageSources) usage[kind] = await source(projectId, eventName);
+  return usage;
+}

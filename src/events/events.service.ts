@@ -1,8 +1,15 @@
 import { randomUUID } from 'node:crypto';
 import type { Queryable } from '../db/index.ts';
+import { upsertContactByEmail } from '../contacts/contacts.queries.ts';
+import { RESERVED_DATA_KEYS, splitContactData } from '../contacts/data-rules.ts';
+import type { Deps } from '../deps.ts';
+import { badRequest, notFound } from '../http/errors.ts';
 import type { JobQueue } from '../jobs/queue.ts';
-import { insertEvents } from './events.queries.ts';
-import { hasEventSubscribers } from './events.registry.ts';
+import { DEFAULT_PAGE_SIZE, decodeCursor, encodeCursor, isCursorTimestamp, MAX_PAGE_SIZE, type Page } from './cursor.ts';
+import * as queries from './events.queries.ts';
+import { type EventRow, insertEvents } from './events.queries.ts';
+import { findEventUsage, hasEventSubscribers } from './events.registry.ts';
+import type { EventItem } from './events.schemas.ts';
 
 export { onEventsRecorded } from './events.registry.ts';
 
@@ -36,4 +43,109 @@ export async function recordEvents(tx: Queryable, queue: JobQueue, projectId: st
 /** api.md Events: the service event a change of `subscribed` emits. */
 export function subscriptionEventName(subscribed: boolean): 'contact.subscribed' | 'contact.unsubscribed' {
   return subscribed ? 'contact.subscribed' : 'contact.unsubscribed';
+}
+
+export type TrackInput = { email: string; event: string; subscribed?: boolean; data?: Record<string, unknown> };
+
+/**
+ * POST /v1/track: upsert the contact (new → subscribed unless passed), apply the data write rules
+ * (one-off values allowed) and record the event, in one transaction of two statements. The event
+ * keeps the request's data with one-off values resolved and reserved keys dropped; a change of
+ * `subscribed` is recorded with it as contact.subscribed / contact.unsubscribed.
+ */
+export async function trackEvent(deps: Pick<Deps, 'db' | 'queue'>, projectId: string, input: TrackInput) {
+  const changes = splitContactData(input.data, { oneOffAllowed: true });
+  const eventData: Record<string, unknown> = {};
+  for (const [key, value] of Object.entries(input.data ?? {})) {
+    if (!RESERVED_DATA_KEYS.has(key)) eventData[key] = key in changes.oneOff ? changes.oneOff[key] : value;
+  }
+  return deps.db.transaction(async (tx) => {
+    const contact = await upsertContactByEmail(tx, projectId, {
+      email: input.email,
+      subscribed: input.subscribed ?? null,
+      subscribedWhenNew: true,
+      data: changes,
+    });
+    const events: EventInput[] = [{ contactId: contact.id, name: input.event, data: eventData }];
+    if (!contact.is_new && contact.was_subscribed !== null && contact.was_subscribed !== contact.subscribed) {
+      events.push({ contactId: contact.id, name: subscriptionEventName(contact.subscribed) });
+    }
+    const [eventId] = await recordEvents(tx, deps.queue, projectId, events);
+    return { contact: contact.id, event: eventId!, timestamp: new Date().toISOString() };
+  });
+}
+
+const iso = (value: Date | string) => (value instanceof Date ? value : new Date(value)).toISOString();
+
+function toEventItem(row: EventRow): EventItem {
+  return { id: row.id, name: row.name, contactId: row.contact_id, email: row.email, emailId: row.email_id, data: row.data, createdAt: iso(row.created_at) };
+}
+
+export type ListEventsInput = { limit?: number; cursor?: string; name?: string; contactId?: string };
+
+/** GET /events and GET /events/contact/{id}: newest first, cursor-paginated like GET /contacts. */
+export async function listEvents(deps: Pick<Deps, 'db' | 'config'>, projectId: string, input: ListEventsInput): Promise<Page<EventItem>> {
+  const secret = deps.config.sessionSecret;
+  const limit = Math.min(input.limit ?? DEFAULT_PAGE_SIZE, MAX_PAGE_SIZE);
+  const before = input.cursor ? decodeCursor(secret, input.cursor, { sort: 'events', dir: 'desc', checkValue: isCursorTimestamp }) : undefined;
+  const filters = { name: input.name, contactId: input.contactId };
+  const rows = await queries.listEvents(deps.db, projectId, { ...filters, before, limit: limit + 1 });
+  const hasMore = rows.length > limit;
+  const page = rows.slice(0, limit);
+  const last = page.at(-1);
+  return {
+    data: page.map(toEventItem),
+    cursor: hasMore && last ? encodeCursor(secret, { sort: 'events', dir: 'desc', value: last.sort_key, id: last.id }) : null,
+    hasMore,
+    total: input.cursor ? 0 : await queries.countEvents(deps.db, projectId, filters),
+  };
+}
+
+export async function listContactEvents(deps: Pick<Deps, 'db' | 'config'>, projectId: string, contactId: string, input: ListEventsInput) {
+  if (!(await queries.contactExists(deps.db, projectId, contactId))) throw notFound('Contact');
+  return listEvents(deps, projectId, { ...input, contactId });
+}
+
+const DAY_MS = 24 * 60 * 60 * 1000;
+const MAX_STATS_DAYS = 366;
+
+/**
+ * GET /events/stats: counts per name and per UTC day over [from, to) (default: the last 30 days).
+ * Days without events are listed with 0 so the series can be charted as is.
+ */
+export async function eventStats(deps: Pick<Deps, 'db'>, projectId: string, input: { from?: string; to?: string; name?: string }) {
+  const to = input.to ? new Date(input.to) : new Date();
+  const from = input.from ? new Date(input.from) : new Date(to.getTime() - 30 * DAY_MS);
+  if (from >= to) throw badRequest('`from` must be before `to`.');
+  if (to.getTime() - from.getTime() > MAX_STATS_DAYS * DAY_MS) throw badRequest(`The window is at most ${MAX_STATS_DAYS} days.`);
+  const rows = await queries.countEventsByDayAndName(deps.db, projectId, { from: from.toISOString(), to: to.toISOString(), name: input.name });
+  const byName = new Map<string, number>();
+  const byDay = new Map<string, number>();
+  for (let day = Date.UTC(from.getUTCFullYear(), from.getUTCMonth(), from.getUTCDate()); day < to.getTime(); day += DAY_MS) {
+    byDay.set(new Date(day).toISOString().slice(0, 10), 0);
+  }
+  let total = 0;
+  for (const row of rows) {
+    total += row.count;
+    byName.set(row.name, (byName.get(row.name) ?? 0) + row.count);
+    byDay.set(row.day, (byDay.get(row.day) ?? 0) + row.count);
+  }
+  return {
+    from: from.toISOString(),
+    to: to.toISOString(),
+    total,
+    byName: [...byName].map(([name, count]) => ({ name, count })).sort((a, b) => b.count - a.count || a.name.localeCompare(b.name)),
+    byDay: [...byDay].map(([date, count]) => ({ date, count })),
+  };
+}
+
+export async function eventNames(deps: Pick<Deps, 'db'>, projectId: string) {
+  const rows = await queries.listEventNames(deps.db, projectId);
+  return { data: rows.map((row) => ({ name: row.name, firstSeenAt: iso(row.first_seen_at) })) };
+}
+
+export const eventUsage = (projectId: string, eventName: string) => findEventUsage(projectId, eventName);
+
+export async function deleteEvents(deps: Pick<Deps, 'db'>, projectId: string, eventName: string) {
+  return { deleted: await queries.deleteEventsNamed(deps.db, projectId, eventName) };
 }

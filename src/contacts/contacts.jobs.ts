@@ -1,0 +1,28 @@
+import type { Deps } from '../deps.ts';
+import { recordEvents } from '../events/events.service.ts';
+import type { JobDefinition } from '../jobs/queue.ts';
+import { endDueSnoozes } from './contacts.queries.ts';
+
+export const SNOOZE_END_JOB = 'contacts.snooze-end';
+export type SnoozeEndData = { projectId: string; contactId: string };
+
+/**
+ * contacts.snooze-end (api.md Contact.snoozedUntil): scheduled for the snooze's end; resubscribes
+ * the contact if it is still snoozed and due, and emits contact.subscribed (contract §12).
+ */
+export function contactsJobs(deps: Deps): JobDefinition<any>[] {
+  const snoozeEnd: JobDefinition<SnoozeEndData> = {
+    name: SNOOZE_END_JOB,
+    handle: async (jobs) => {
+      const byProject = new Map<string, string[]>();
+      for (const job of jobs) byProject.set(job.data.projectId, [...(byProject.get(job.data.projectId) ?? []), job.data.contactId]);
+      for (const [projectId, ids] of byProject) {
+        await deps.db.transaction(async (tx) => {
+          const ended = await endDueSnoozes(tx, projectId, ids);
+          await recordEvents(tx, deps.queue, projectId, ended.map((row) => ({ contactId: row.id, name: 'contact.subscribed' })));
+        });
+      }
+    },
+  };
+  return [snoozeEnd];
+}

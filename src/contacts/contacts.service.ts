@@ -1,0 +1,111 @@
+import { splitContactData } from './data-rules.ts';
+import type { Deps } from '../deps.ts';
+import type { Queryable } from '../db/index.ts';
+import { registerConstraintError } from '../db/errors.ts';
+import { DEFAULT_PAGE_SIZE, decodeCursor, encodeCursor, isCursorTimestamp, MAX_PAGE_SIZE, type Page } from '../events/cursor.ts';
+import { recordEvents, subscriptionEventName } from '../events/events.service.ts';
+import { AppError, flatBadRequest, notFound } from '../http/errors.ts';
+import * as queries from './contacts.queries.ts';
+import { SNOOZE_END_JOB } from './contacts.jobs.ts';
+import { type Contact, toContact } from './contacts.schemas.ts';
+
+// api.md Contacts: PATCH /contacts/{id} with an email another contact has → 409.
+registerConstraintError('contacts_project_email_key', () => new AppError('EMAIL_IN_USE', { message: 'Another contact in this project has that email address.' }));
+
+export const normaliseEmail = (email: string) => email.trim().toLowerCase();
+
+/**
+ * Emits contact.subscribed / contact.unsubscribed when a write changed an existing contact's
+ * `subscribed` (contract §12: creating a contact emits nothing), in the caller's transaction.
+ */
+export async function emitSubscriptionChange(tx: Queryable, deps: Pick<Deps, 'queue'>, projectId: string, written: queries.WrittenContact): Promise<string | undefined> {
+  if (written.is_new || written.was_subscribed === null || written.was_subscribed === written.subscribed) return undefined;
+  const [id] = await recordEvents(tx, deps.queue, projectId, [{ contactId: written.id, name: subscriptionEventName(written.subscribed) }]);
+  return id;
+}
+
+export type CreateContactInput = { email?: string; subscribed?: boolean; data?: Record<string, unknown> };
+
+/**
+ * POST /contacts: upsert by email. A new contact is subscribed unless `subscribed: false` is
+ * passed (the /v1/track default; docs/decisions/contacts-and-events.md).
+ */
+export async function upsertContact(deps: Deps, projectId: string, input: CreateContactInput): Promise<{ contact: Contact; isNew: boolean }> {
+  if (input.email === undefined) throw flatBadRequest('email is required');
+  const data = splitContactData(input.data, { oneOffAllowed: false });
+  return deps.db.transaction(async (tx) => {
+    const written = await queries.upsertContactByEmail(tx, projectId, {
+      email: normaliseEmail(input.email!),
+      subscribed: input.subscribed ?? null,
+      subscribedWhenNew: true,
+      data,
+    });
+    await emitSubscriptionChange(tx, deps, projectId, written);
+    return { contact: toContact(written), isNew: written.is_new };
+  });
+}
+
+export async function getContact(deps: Deps, projectId: string, id: string): Promise<Contact> {
+  const row = await queries.findContact(deps.db, projectId, id);
+  if (!row) throw notFound('Contact');
+  return toContact(row);
+}
+
+export type UpdateContactInput = { email?: string; subscribed?: boolean; data?: Record<string, unknown>; snoozedUntil?: string | null };
+
+/**
+ * PATCH /contacts/{id}. Snooze (api.md Contact.snoozedUntil): a future `snoozedUntil` sets
+ * subscribed false and schedules contacts.snooze-end at that time; `null` ends a running snooze now.
+ */
+export async function updateContact(deps: Deps, projectId: string, id: string, input: UpdateContactInput): Promise<Contact> {
+  const data = splitContactData(input.data, { oneOffAllowed: false });
+  if (typeof input.snoozedUntil === 'string' && input.subscribed === true) {
+    throw new AppError('VALIDATION_ERROR', {
+      errors: [{ field: 'subscribed', code: 'custom', message: 'A snoozed contact is unsubscribed until the snooze ends; do not pass subscribed: true with snoozedUntil.' }],
+    });
+  }
+  const snooze =
+    input.snoozedUntil === undefined ? null : input.snoozedUntil === null ? ({ mode: 'end' } as const) : ({ mode: 'snooze', until: input.snoozedUntil } as const);
+  return deps.db.transaction(async (tx) => {
+    const written = await queries.updateContact(tx, projectId, id, {
+      email: input.email === undefined ? null : normaliseEmail(input.email),
+      subscribed: input.subscribed ?? null,
+      snooze,
+      data,
+    });
+    if (!written) throw notFound('Contact');
+    await emitSubscriptionChange(tx, deps, projectId, written);
+    if (snooze?.mode === 'snooze') {
+      await deps.queue.send(SNOOZE_END_JOB, { projectId, contactId: id }, { tx, startAfter: new Date(snooze.until) });
+    }
+    return toContact(written);
+  });
+}
+
+export async function deleteContact(deps: Deps, projectId: string, id: string): Promise<void> {
+  if (!(await queries.deleteContact(deps.db, projectId, id))) throw notFound('Contact');
+}
+
+export type ListContactsInput = { limit?: number; cursor?: string; search?: string; subscribed?: boolean; sort?: string; dir?: string };
+
+/** GET /contacts (api.md Conventions: cursor pagination; total on the first page only). */
+export async function listContacts(deps: Deps, projectId: string, input: ListContactsInput): Promise<Page<Contact>> {
+  const sort = input.sort === 'email' ? 'email' : 'createdAt';
+  const dir = input.dir === 'asc' ? 'asc' : 'desc';
+  const limit = Math.min(input.limit ?? DEFAULT_PAGE_SIZE, MAX_PAGE_SIZE);
+  const secret = deps.config.sessionSecret;
+  const after = input.cursor
+    ? decodeCursor(secret, input.cursor, { sort, dir, checkValue: sort === 'email' ? (value) => value.length <= 320 : isCursorTimestamp })
+    : undefined;
+  const filters = { search: input.search || undefined, subscribed: input.subscribed };
+  const rows = await queries.listContacts(deps.db, projectId, { ...filters, sort, dir, after, limit: limit + 1 });
+  const hasMore = rows.length > limit;
+  const page = rows.slice(0, limit);
+  const last = page.at(-1);
+  return {
+    data: page.map(toContact),
+    cursor: hasMore && last ? encodeCursor(secret, { sort, dir, value: last.sort_key, id: last.id }) : null,
+    hasMore,
+    total: input.cursor ? 0 : await queries.countContacts(deps.db, projectId, filters),
+  };
+}

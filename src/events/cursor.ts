@@ -1,0 +1,53 @@
+import { createHmac, timingSafeEqual } from 'node:crypto';
+import { badRequest } from '../http/errors.ts';
+
+/**
+ * Opaque keyset cursors (api.md Conventions: cursor pagination) for GET /contacts and GET /events.
+ * A cursor is base64url JSON of the last row's sort key, signed with the server secret, so a
+ * garbage or tampered cursor is a 400 and never reaches SQL. Timestamps travel as text with
+ * microseconds (a JS Date would drop them and repeat or skip rows that share a millisecond).
+ */
+export type CursorPosition = { sort: string; dir: 'asc' | 'desc'; value: string; id: string };
+
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+/** The SQL expression giving a timestamptz as the text a cursor carries: UTC, microseconds. */
+export const cursorTimestampSql = (column: string) => `to_char(${column} AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US"Z"')`;
+const CURSOR_TIMESTAMP = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{6}Z$/;
+
+export const isCursorTimestamp = (value: string) => CURSOR_TIMESTAMP.test(value) && !Number.isNaN(Date.parse(value));
+
+const sign = (secret: string, body: string) => createHmac('sha256', secret).update(`cursor:${body}`).digest().subarray(0, 16);
+
+export function encodeCursor(secret: string, position: CursorPosition): string {
+  const body = Buffer.from(JSON.stringify([position.sort, position.dir, position.value, position.id])).toString('base64url');
+  return `${body}.${sign(secret, body).toString('base64url')}`;
+}
+
+/**
+ * Reads a cursor made by encodeCursor for the same sort and direction; anything else is a 400.
+ * `checkValue` validates the sort value's format (a timestamp, an email).
+ */
+export function decodeCursor(secret: string, cursor: string, expected: { sort: string; dir: 'asc' | 'desc'; checkValue: (value: string) => boolean }): CursorPosition {
+  const invalid = () => badRequest('The cursor is not valid for this listing.', { suggestion: 'Pass the cursor from the previous response unchanged, with the same sort and dir.' });
+  const [body, signature, extra] = cursor.split('.');
+  if (!body || !signature || extra !== undefined) throw invalid();
+  const given = Buffer.from(signature, 'base64url');
+  const wanted = sign(secret, body);
+  if (given.length !== wanted.length || !timingSafeEqual(given, wanted)) throw invalid();
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(Buffer.from(body, 'base64url').toString('utf8'));
+  } catch {
+    throw invalid();
+  }
+  if (!Array.isArray(parsed) || parsed.length !== 4 || !parsed.every((part) => typeof part === 'string')) throw invalid();
+  const [sort, dir, value, id] = parsed as string[];
+  if (sort !== expected.sort || dir !== expected.dir || !UUID.test(id) || !expected.checkValue(value)) throw invalid();
+  return { sort, dir, value, id };
+}
+
+/** limit (api.md Conventions): default 20; above 100 is clamped, not refused. */
+export const MAX_PAGE_SIZE = 100;
+export const DEFAULT_PAGE_SIZE = 20;
+
+export type Page<T> = { data: T[]; cursor: string | null; hasMore: boolean; total: number };
