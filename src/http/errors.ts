@@ -5,6 +5,8 @@
 export const ERRORS = {
   BAD_REQUEST: { status: 400, message: 'The request is malformed.' },
   INVALID_JSON: { status: 400, message: 'The request body is not valid JSON.' },
+  TEMPLATE_SYNTAX_ERROR: { status: 400, message: 'The template has a syntax error.' },
+  TEMPLATE_RENDER_ERROR: { status: 400, message: 'The template could not be rendered.' },
   INVALID_IDEMPOTENCY_KEY: { status: 400, message: 'The Idempotency-Key header must be 1 to 255 printable ASCII characters.' },
   UNAUTHORIZED: { status: 401, message: 'Authentication is required.' },
   INVALID_API_KEY: { status: 401, message: 'The API key is missing, unknown or not valid for this endpoint.' },
