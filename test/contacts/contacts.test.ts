@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
 import { after, before, describe, test } from 'node:test';
 import { createProject, uniqueEmail } from '../kit/accounts.ts';
-import { client } from '../kit/http.ts';
+import { type ApiResponse, type Client, client } from '../kit/http.ts';
 import { startTestServer, type TestServer } from '../kit/server.ts';
 
 const ISO = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/;
@@ -132,5 +132,124 @@ describe('contacts API', () => {
     const viaSession = await project.dashboard.post('/contacts', { email: uniqueEmail() });
     assert.equal(viaSession.status, 201);
     assert.equal((await project.dashboard.get('/contacts')).body.total, 1);
+  });
+
+  /** Walks every page of GET /contacts with `query`, calling `between` after each page. */
+  async function walk(api: Client, query: string, between: () => Promise<void> = async () => {}) {
+    const seen: any[] = [];
+    let cursor: string | null = null;
+    let pages = 0;
+    do {
+      const res: ApiResponse = await api.get(`/contacts?${query}${cursor ? `&cursor=${encodeURIComponent(cursor)}` : ''}`);
+      assert.equal(res.status, 200, res.text);
+      if (pages > 0) assert.equal(res.body.total, 0, 'total only on the first page');
+      assert.equal(res.body.hasMore, res.body.cursor !== null);
+      seen.push(...res.body.data);
+      cursor = res.body.cursor;
+      pages++;
+      await between();
+    } while (cursor);
+    return { seen, pages };
+  }
+
+  const createMany = async (api: Client, emails: string[], extra: Record<string, unknown> = {}) => {
+    const ids: string[] = [];
+    for (let i = 0; i < emails.length; i += 10) {
+      const batch = await Promise.all(emails.slice(i, i + 10).map((email) => api.post('/contacts', { email, ...extra })));
+      for (const res of batch) {
+        assert.equal(res.status, 201, res.text);
+        ids.push(res.body.id);
+      }
+    }
+    return ids;
+  };
+
+  test('GET /contacts: limit defaults to 20, 1000 is clamped to 100, total on the first page', async () => {
+    const { api } = await createProject(server.url);
+    await createMany(api, Array.from({ length: 105 }, () => uniqueEmail()));
+    const first = await api.get('/contacts');
+    assert.equal(first.status, 200);
+    assert.deepEqual(Object.keys(first.body).sort(), ['cursor', 'data', 'hasMore', 'total']);
+    assert.equal(first.body.data.length, 20);
+    assert.equal(first.body.total, 105);
+    assert.equal(first.body.hasMore, true);
+    const clamped = await api.get('/contacts?limit=1000');
+    assert.equal(clamped.status, 200);
+    assert.equal(clamped.body.data.length, 100);
+    const rest = await api.get(`/contacts?limit=1000&cursor=${encodeURIComponent(clamped.body.cursor)}`);
+    assert.equal(rest.body.data.length, 5);
+    assert.equal(rest.body.hasMore, false);
+    assert.equal(rest.body.cursor, null);
+    assert.equal(rest.body.total, 0);
+    // Default order: newest first (dir desc).
+    const times = first.body.data.map((c: any) => Date.parse(c.createdAt));
+    assert.deepEqual(times, [...times].sort((a, b) => b - a));
+  });
+
+  for (const order of ['sort=createdAt&dir=asc', 'sort=createdAt&dir=desc', 'sort=email&dir=asc', 'sort=email&dir=desc']) {
+    test(`GET /contacts?${order}: no duplicates or gaps while contacts are added between pages`, async () => {
+      const { api } = await createProject(server.url);
+      const original = await createMany(api, Array.from({ length: 23 }, (_, i) => `${String.fromCharCode(97 + (i % 26))}${i}-${uniqueEmail()}`));
+      const { seen, pages } = await walk(api, `limit=5&${order}`, async () => {
+        await createMany(api, [`${String.fromCharCode(97 + Math.floor(Math.random() * 26))}-${uniqueEmail()}`]);
+      });
+      const ids = seen.map((c) => c.id);
+      assert.equal(new Set(ids).size, ids.length, 'no duplicates');
+      for (const id of original) assert.ok(ids.includes(id), 'no gaps');
+      assert.ok(pages >= 5);
+      const [sort, dir] = order.split('&').map((part) => part.split('=')[1]);
+      // By email, only the leading letter is compared: collations agree on it, not on punctuation.
+      const keys = seen.filter((c) => original.includes(c.id)).map((c) => (sort === 'email' ? c.email[0] : c.createdAt));
+      const sorted = [...keys].sort();
+      assert.deepEqual(keys, dir === 'asc' ? sorted : sorted.reverse(), `ordered by ${sort} ${dir}`);
+    });
+  }
+
+  test('GET /contacts: search, subscribed filter, unknown sort/dir fall back to createdAt desc', async () => {
+    const { api } = await createProject(server.url);
+    const tag = `needle${Date.now()}`;
+    await createMany(api, [`${tag}-a@example.test`, `x-${tag}-b@example.test`], { subscribed: false });
+    await createMany(api, [`${tag}_c@example.test`, uniqueEmail(), uniqueEmail()]);
+    const found = await api.get(`/contacts?search=${tag.toUpperCase()}`);
+    assert.equal(found.body.total, 3);
+    assert.ok(found.body.data.every((c: any) => c.email.includes(tag)));
+    const literal = await api.get(`/contacts?search=${encodeURIComponent(`${tag}_`)}`);
+    assert.deepEqual(literal.body.data.map((c: any) => c.email), [`${tag}_c@example.test`], '_ is a literal character, not a wildcard');
+    const percent = await api.get(`/contacts?search=${encodeURIComponent('%')}`);
+    assert.equal(percent.body.total, 0);
+    assert.equal((await api.get('/contacts?subscribed=false')).body.total, 2);
+    assert.equal((await api.get('/contacts?subscribed=true')).body.total, 3);
+    assert.equal((await api.get('/contacts')).body.total, 5);
+    assert.equal((await api.get(`/contacts?subscribed=false&search=x-${tag}`)).body.total, 1);
+    const fallback = await api.get('/contacts?sort=bogus&dir=sideways');
+    assert.equal(fallback.status, 200);
+    const newestFirst = await api.get('/contacts?sort=createdAt&dir=desc');
+    assert.deepEqual(fallback.body.data.map((c: any) => c.id), newestFirst.body.data.map((c: any) => c.id));
+  });
+
+  test('GET /contacts: garbage, tampered or mismatched cursors and bad query values are 400', async () => {
+    const { api } = await createProject(server.url);
+    await createMany(api, [uniqueEmail(), uniqueEmail(), uniqueEmail()]);
+    const { body } = await api.get('/contacts?limit=1');
+    const cursor: string = body.cursor;
+    const [payload, signature] = cursor.split('.');
+    const forged = Buffer.from(JSON.stringify(['createdAt', 'desc', '2999-01-01T00:00:00.000000Z', randomUUID()])).toString('base64url');
+    const flipped = signature!.slice(0, -2) + (signature!.endsWith('AA') ? 'BB' : 'AA');
+    for (const bad of ['garbage', '', '...', 'eyJ4Ijox', `${forged}.${signature}`, `${payload}.${flipped}`, `${payload}`, '%00%ff']) {
+      const res = await api.get(`/contacts?cursor=${bad === '%00%ff' ? bad : encodeURIComponent(bad)}`);
+      if (bad === '') continue; // an empty cursor means the first page
+      assert.equal(res.status, 400, `cursor ${bad}: ${res.text}`);
+      assert.equal(res.body.error.code, 'BAD_REQUEST');
+    }
+    const otherSort = await api.get(`/contacts?sort=email&cursor=${encodeURIComponent(cursor)}`);
+    assert.equal(otherSort.status, 400, 'a cursor belongs to its sort and direction');
+    for (const query of ['limit=0', 'limit=-5', 'limit=abc', 'limit=2.5', 'subscribed=maybe']) {
+      const res = await api.get(`/contacts?${query}`);
+      assert.equal(res.status, 400, query);
+      assert.equal(res.body.error.code, 'BAD_REQUEST');
+    }
+    const next = await api.get(`/contacts?limit=1&cursor=${encodeURIComponent(cursor)}`);
+    assert.equal(next.status, 200);
+    assert.notEqual(next.body.data[0].id, body.data[0].id);
   });
 });
