@@ -13,6 +13,9 @@ export type SnoozeEndData = { projectId: string; contactId: string };
 export function contactsJobs(deps: Deps): JobDefinition<any>[] {
   const snoozeEnd: JobDefinition<SnoozeEndData> = {
     name: SNOOZE_END_JOB,
+    // A delayed job sends no NOTIFY when it falls due, so the backstop poll decides how late a
+    // snooze ends; pg-boss's default backstop with NOTIFY on is 30 s.
+    work: { batchSize: 20, burstWhenBatchFull: true, pollingIntervalSeconds: 1, notifyPollingIntervalSeconds: 1 },
     handle: async (jobs) => {
       const byProject = new Map<string, string[]>();
       for (const job of jobs) byProject.set(job.data.projectId, [...(byProject.get(job.data.projectId) ?? []), job.data.contactId]);
