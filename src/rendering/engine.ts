@@ -59,6 +59,9 @@ const engines: Record<Mode, Liquid> = { html: createEngine('html'), plain: creat
 // Keyed by mode and a hash of the source; bounded by count and by total source size.
 const cache = new LruCache<string, CompiledTemplate>(1000, 32_000_000);
 
+// A campaign renders one source per recipient: the last one per mode skips even the hashing.
+const lastCompiled: Partial<Record<Mode, { source: string; compiled: CompiledTemplate }>> = {};
+
 const sourceKey = (mode: Mode, source: string) => `${mode}:${createHash('sha256').update(source).digest('base64url')}`;
 
 /** The position liquidjs reports for an error, if any. */
@@ -94,9 +97,14 @@ function syntaxError(error: unknown, rewritten: Rewritten, field: string | undef
  * line and column (contract §5); `field` names the part (subject, body) in the message.
  */
 export function compile(source: string, mode: Mode, field?: string): CompiledTemplate {
+  const last = lastCompiled[mode];
+  if (last?.source === source) return last.compiled;
   const key = sourceKey(mode, source);
   const hit = cache.get(key);
-  if (hit) return hit;
+  if (hit) {
+    lastCompiled[mode] = { source, compiled: hit };
+    return hit;
+  }
   if (source.length > LIMITS.sourceChars) {
     throw new AppError('TEMPLATE_SYNTAX_ERROR', {
       message: `Template${field ? ` in ${field}` : ''} is longer than ${LIMITS.sourceChars} characters.`,
@@ -112,6 +120,7 @@ export function compile(source: string, mode: Mode, field?: string): CompiledTem
   }
   const compiled: CompiledTemplate = Object.freeze({ mode, templates });
   cache.set(key, compiled, source.length + 64);
+  lastCompiled[mode] = { source, compiled };
   return compiled;
 }
 
