@@ -1,6 +1,8 @@
 import type { FastifyPluginAsync } from 'fastify';
 import { accountsRoutes } from './accounts/accounts.routes.ts';
 import type { Deps } from './deps.ts';
+import { domainJobs } from './domains/domains.jobs.ts';
+import { domainsRoutes } from './domains/domains.routes.ts';
 import type { JobDefinition } from './jobs/queue.ts';
 import { contactsJobs } from './contacts/contacts.jobs.ts';
 import { contactsRoutes } from './contacts/contacts.routes.ts';
@@ -37,5 +39,6 @@ export const CAPABILITIES: Capability[] = [
   { name: 'contact-bulk', prefix: '', routes: contactBulkRoutes, jobs: contactBulkJobs },
   { name: 'contact-import', prefix: '', routes: contactImportRoutes, jobs: contactImportJobs },
   { name: 'events', prefix: '', routes: eventsRoutes, jobs: eventsJobs },
+  { name: 'domains', prefix: '', routes: domainsRoutes, jobs: domainJobs },
   { name: 'platform', prefix: '', routes: platformRoutes, jobs: platformJobs },
 ];

@@ -75,9 +75,9 @@ export class JobQueue {
    * Runs a defined job on a cron schedule (UTC). The schedule is kept in the database, so calling
    * this from every process at start-up is harmless and exactly one job is sent per occurrence.
    */
-  async schedule(name: string, cron: string): Promise<void> {
+  async schedule(name: string, cron: string, options?: SendOptions): Promise<void> {
     if (!this.definitions.has(name)) throw new Error(`Unknown job ${name}`);
-    await this.boss.schedule(name, cron);
+    await this.boss.schedule(name, cron, null, options);
   }
 
   /** Stops fetching, waits for running handlers (up to `timeoutSeconds`), then closes. */

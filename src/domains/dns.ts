@@ -1,0 +1,88 @@
+import { isIP } from 'node:net';
+import { lookup, Resolver } from 'node:dns/promises';
+import type { Config } from '../config.ts';
+
+/**
+ * What a TXT lookup found. `absent` means the DNS answered that there is no such record (NXDOMAIN or
+ * no TXT at the name); `unavailable` means we could not learn the answer (timeout, SERVFAIL, refused,
+ * unreachable server): contract §7 says that is not a failure of the record.
+ */
+export type TxtLookup =
+  | { status: 'found'; records: string[] }
+  | { status: 'absent' }
+  | { status: 'unavailable'; reason: string };
+
+export interface TxtResolver {
+  /** Each TXT record at `name`, its character-strings joined (RFC 7208 §3.3, RFC 6376 §3.6.2.2). */
+  txt(name: string): Promise<TxtLookup>;
+}
+
+// Contract §7: lookups time out after 5 seconds, and one try is one timeout.
+const RESOLVER_OPTIONS = { timeout: 5000, tries: 1 };
+const ABSENT_CODES = new Set(['ENODATA', 'ENOTFOUND']);
+
+/**
+ * The resolver for a process: DNS_SERVERS when set (contract §1), else the system's. One per
+ * config, so c-ares keeps its server latency statistics across lookups.
+ */
+const resolvers = new WeakMap<Config, TxtResolver>();
+export function dnsFor(config: Config): TxtResolver {
+  let resolver = resolvers.get(config);
+  if (!resolver) {
+    resolver = createTxtResolver(config.dnsServers);
+    resolvers.set(config, resolver);
+  }
+  return resolver;
+}
+
+export function createTxtResolver(servers: readonly string[]): TxtResolver {
+  let ready: Promise<Resolver> | undefined;
+  const resolverReady = () =>
+    (ready ??= (async () => {
+      const resolver = new Resolver(RESOLVER_OPTIONS);
+      if (servers.length) resolver.setServers(await Promise.all(servers.map(toServerAddress)));
+      return resolver;
+    })().catch((error) => {
+      ready = undefined; // a name that failed to resolve is tried again at the next lookup
+      throw error;
+    }));
+
+  return {
+    async txt(name) {
+      let resolver: Resolver;
+      try {
+        resolver = await resolverReady();
+      } catch (error) {
+        return { status: 'unavailable', reason: (error as Error).message };
+      }
+      try {
+        const records = await resolver.resolveTxt(name);
+        return { status: 'found', records: records.map((strings) => strings.join('')) };
+      } catch (error) {
+        const code = (error as NodeJS.ErrnoException).code ?? 'UNKNOWN';
+        return ABSENT_CODES.has(code) ? { status: 'absent' } : { status: 'unavailable', reason: code };
+      }
+    },
+  };
+}
+
+/**
+ * `host[:port]` → the `ip[:port]` / `[ipv6]:port` form node's setServers accepts (it takes only IP
+ * addresses). A host name is looked up once through the system resolver.
+ */
+export async function toServerAddress(server: string): Promise<string> {
+  const bracketed = /^\[([0-9a-fA-F:.]+)\](?::(\d+))?$/.exec(server);
+  if (bracketed) return bracketed[2] ? `[${bracketed[1]}]:${bracketed[2]}` : bracketed[1]!;
+  if (isIP(server) === 6) return server;
+  const [host, port] = server.split(':') as [string, string | undefined];
+  let address = host;
+  if (!isIP(host)) {
+    try {
+      address = (await lookup(host)).address;
+    } catch (error) {
+      throw new Error(`DNS_SERVERS: cannot resolve the DNS server name "${host}" (${(error as NodeJS.ErrnoException).code ?? error})`);
+    }
+  }
+  const ip = isIP(address) === 6 ? `[${address}]` : address;
+  return port ? `${ip}:${port}` : ip;
+}

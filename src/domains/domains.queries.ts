@@ -1,0 +1,130 @@
+import type { Queryable } from '../db/index.ts';
+
+/** A domains row without its private key: what every read for a response selects. */
+export type DomainRow = {
+  project_id: string;
+  id: string;
+  domain: string;
+  status: 'pending' | 'verified';
+  selector: string;
+  public_key: string;
+  verified_at: Date | string | null;
+  last_checked_at: Date | string | null;
+  created_at: Date | string;
+};
+
+/** What a check needs; the result of one, applied by applyCheckOutcomes. */
+export type DomainToCheck = Pick<DomainRow, 'project_id' | 'id' | 'domain' | 'selector' | 'public_key'>;
+export type CheckOutcome = 'pass' | 'fail' | 'unknown';
+
+// The private key is deliberately absent: it is read only by findSenderKey.
+const PUBLIC_COLUMNS = 'project_id, id, domain, status, selector, public_key, verified_at, last_checked_at, created_at';
+const publicColumns = (alias: string) => PUBLIC_COLUMNS.split(', ').map((column) => `${alias}.${column}`).join(', ');
+
+export async function insertDomain(
+  db: Queryable,
+  input: { projectId: string; domain: string; selector: string; publicKey: string; privateKey: string },
+): Promise<DomainRow> {
+  const rows = await db.query<DomainRow>(
+    `INSERT INTO domains (project_id, domain, selector, public_key, private_key) VALUES ($1, $2, $3, $4, $5) RETURNING ${PUBLIC_COLUMNS}`,
+    [input.projectId, input.domain, input.selector, input.publicKey, input.privateKey],
+  );
+  return rows[0]!;
+}
+
+/**
+ * Who already holds this name: this project (any status), or another project that verified it.
+ * The second is a look across projects by nature (contract §7), served by domains_verified_domain_key.
+ */
+export async function findDomainClaim(db: Queryable, projectId: string, domain: string): Promise<'this-project' | 'verified-elsewhere' | undefined> {
+  const rows = await db.query<{ mine: boolean }>(
+    `SELECT project_id = $1 AS mine FROM domains
+      WHERE domain = $2 AND (project_id = $1 OR status = 'verified')
+      ORDER BY mine DESC LIMIT 1`,
+    [projectId, domain],
+  );
+  if (!rows[0]) return undefined;
+  return rows[0].mine ? 'this-project' : 'verified-elsewhere';
+}
+
+export async function findDomain(db: Queryable, projectId: string, id: string): Promise<DomainRow | undefined> {
+  const rows = await db.query<DomainRow>(`SELECT ${PUBLIC_COLUMNS} FROM domains WHERE project_id = $1 AND id = $2`, [projectId, id]);
+  return rows[0];
+}
+
+export async function listDomains(db: Queryable, projectId: string): Promise<DomainRow[]> {
+  return db.query<DomainRow>(`SELECT ${PUBLIC_COLUMNS} FROM domains WHERE project_id = $1 ORDER BY created_at, id`, [projectId]);
+}
+
+export async function deleteDomain(db: Queryable, projectId: string, id: string): Promise<boolean> {
+  const rows = await db.query('DELETE FROM domains WHERE project_id = $1 AND id = $2 RETURNING id', [projectId, id]);
+  return rows.length > 0;
+}
+
+/**
+ * Domains the background check should look at now: never checked, or not checked for
+ * `olderThanSeconds`. Oldest first, so a run cut short resumes where it stopped. Across projects:
+ * the scheduler is the one reader that is not project-scoped; the table is small (a few rows per
+ * project), so this is a plain scan.
+ */
+export async function findDueDomains(db: Queryable, olderThanSeconds: number, limit: number): Promise<DomainToCheck[]> {
+  return db.query<DomainToCheck>(
+    `SELECT project_id, id, domain, selector, public_key FROM domains
+      WHERE last_checked_at IS NULL OR last_checked_at < now() - $1::double precision * interval '1 second'
+      ORDER BY last_checked_at NULLS FIRST, project_id, id
+      LIMIT $2`,
+    [olderThanSeconds, limit],
+  );
+}
+
+/**
+ * Records a batch of check outcomes in one statement (contract §7):
+ * - `fail` (a required record is missing or wrong) → pending;
+ * - `pass` → verified, unless another project has the name verified; when several projects pass
+ *   in one batch, the earliest-created wins (domains_verified_domain_key allows one);
+ * - `unknown` (timeout, SERVFAIL) → status kept.
+ * Every checked domain gets last_checked_at. verified_at is when it last became verified.
+ */
+export async function applyCheckOutcomes(db: Queryable, outcomes: Array<{ projectId: string; id: string; outcome: CheckOutcome }>): Promise<DomainRow[]> {
+  if (outcomes.length === 0) return [];
+  return db.query<DomainRow>(
+    `WITH checked AS (
+       SELECT * FROM jsonb_to_recordset($1::jsonb) AS c("projectId" uuid, id uuid, outcome text)
+     ), seen AS (
+       SELECT d.project_id, d.id, d.domain, d.status, d.created_at, c.outcome
+         FROM domains d JOIN checked c ON c."projectId" = d.project_id AND c.id = d.id
+     ), promoted AS (
+       SELECT project_id, id FROM (
+         SELECT s.project_id, s.id, row_number() OVER (PARTITION BY s.domain ORDER BY s.created_at, s.id) AS place
+           FROM seen s
+          WHERE s.outcome = 'pass' AND s.status = 'pending'
+            AND NOT EXISTS (
+              SELECT 1 FROM domains other
+               WHERE other.domain = s.domain AND other.status = 'verified' AND other.project_id <> s.project_id)
+       ) ranked WHERE place = 1
+     )
+     UPDATE domains d SET
+       status = CASE WHEN s.outcome = 'fail' THEN 'pending' WHEN p.id IS NOT NULL THEN 'verified' ELSE d.status END,
+       verified_at = CASE WHEN s.outcome = 'fail' THEN NULL WHEN p.id IS NOT NULL THEN now() ELSE d.verified_at END,
+       last_checked_at = now()
+     FROM seen s LEFT JOIN promoted p ON p.project_id = s.project_id AND p.id = s.id
+     WHERE d.project_id = s.project_id AND d.id = s.id
+     RETURNING ${publicColumns('d')}`,
+    [JSON.stringify(outcomes)],
+  );
+}
+
+/** The most specific verified domain of the project among `names` (an address's domain and its parents). */
+export async function findSenderKey(
+  db: Queryable,
+  projectId: string,
+  names: string[],
+): Promise<{ domain: string; selector: string; private_key: string } | undefined> {
+  const rows = await db.query<{ domain: string; selector: string; private_key: string }>(
+    `SELECT domain, selector, private_key FROM domains
+      WHERE project_id = $1 AND status = 'verified' AND domain = ANY($2::text[])
+      ORDER BY length(domain) DESC LIMIT 1`,
+    [projectId, names],
+  );
+  return rows[0];
+}

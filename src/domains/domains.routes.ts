@@ -1,0 +1,76 @@
+import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
+import { z } from 'zod';
+import type { Deps } from '../deps.ts';
+import { projectOf } from '../http/auth.ts';
+import { startDomainChecks } from './domains.jobs.ts';
+import { createDomainBody, domainIdParams, domainList, domainSchema, projectIdParams } from './domains.schemas.ts';
+import { createDomain, getDomain, listProjectDomains, removeDomain, verifyDomain } from './domains.service.ts';
+
+const tags = ['domains'];
+const security: Array<Record<string, string[]>> = [{ apiKey: [] }, { session: [] }];
+
+/** Sender domains (api.md Domains, contract §7): add, list, verify now, remove. */
+export const domainsRoutes: FastifyPluginAsyncZod<Deps> = async (app, deps) => {
+  // The periodic re-check lives in the database; any process may start it (domains.jobs.ts).
+  app.addHook('onReady', async () => {
+    try {
+      await startDomainChecks(deps);
+    } catch (error) {
+      deps.log.error({ err: error }, 'could not start the domain checks');
+    }
+  });
+
+  app.post(
+    '/domains',
+    {
+      config: { auth: 'project' },
+      schema: {
+        tags,
+        security,
+        summary: 'Add a sender domain; returns the DNS records to publish (DKIM required, SPF and DMARC recommended)',
+        body: createDomainBody,
+        response: { 201: domainSchema },
+      },
+    },
+    async (request, reply) => reply.status(201).send(await createDomain(deps, projectOf(request).id, request.body.domain)),
+  );
+
+  app.get(
+    '/domains/project/:projectId',
+    {
+      config: { auth: 'project' },
+      schema: { tags, security, summary: "The project's domains, verified and pending", params: projectIdParams, response: { 200: domainList } },
+    },
+    async (request) => ({ data: await listProjectDomains(deps, projectOf(request).id, request.params.projectId) }),
+  );
+
+  app.get(
+    '/domains/:id',
+    { config: { auth: 'project' }, schema: { tags, security, summary: 'One domain', params: domainIdParams, response: { 200: domainSchema } } },
+    async (request) => getDomain(deps, projectOf(request).id, request.params.id),
+  );
+
+  app.get(
+    '/domains/:id/verify',
+    {
+      config: { auth: 'project' },
+      schema: {
+        tags,
+        security,
+        summary: 'Check the DNS records now; a lookup that times out leaves the status unchanged',
+        params: domainIdParams,
+        response: { 200: domainSchema },
+      },
+    },
+    async (request) => verifyDomain(deps, projectOf(request).id, request.params.id),
+  );
+
+  app.delete(
+    '/domains/:id',
+    { config: { auth: 'project' }, schema: { tags, security, summary: 'Remove a domain and its key', params: domainIdParams, response: { 204: z.null() } } },
+    async (request, reply) => {
+      await removeDomain(deps, projectOf(request).id, request.params.id);
+      return reply.status(204).send(null);
+    },
+  );
+};

@@ -1,0 +1,56 @@
+import { domainToASCII } from 'node:url';
+import { z } from 'zod';
+
+const LABEL = /^[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?$/;
+// A top-level label is letters or an IDN (xn--…): this also keeps IP addresses out.
+const TOP_LABEL = /^(?:[a-z]{2,63}|xn--[a-z0-9-]{1,59})$/;
+
+/**
+ * A sender domain as stored: trimmed, lower-cased, one trailing dot dropped, IDNs as punycode.
+ * Undefined when it is not a host name with at least one dot (no scheme, path, port or address).
+ */
+export function normalizeDomainName(input: string): string | undefined {
+  let name = input.trim().toLowerCase().replace(/\.$/, '');
+  if ([...name].some((char) => char.charCodeAt(0) > 0x7f)) name = domainToASCII(name);
+  if (!name || name.length > 253) return undefined;
+  const labels = name.split('.');
+  if (labels.length < 2) return undefined;
+  if (!labels.every((label) => LABEL.test(label))) return undefined;
+  if (!TOP_LABEL.test(labels.at(-1)!)) return undefined;
+  return name;
+}
+
+export const domainNameField = z
+  .string()
+  .max(300)
+  .refine((value) => normalizeDomainName(value) !== undefined, {
+    message: 'Expected a domain name such as example.com (no scheme, path or port)',
+    params: { code: 'invalid_string' },
+  })
+  .overwrite((value) => normalizeDomainName(value) ?? value);
+
+export const createDomainBody = z.object({ domain: domainNameField });
+export const domainIdParams = z.object({ id: z.uuid() });
+export const projectIdParams = z.object({ projectId: z.uuid() });
+
+export const dnsRecordSchema = z.object({
+  type: z.literal('TXT'),
+  name: z.string(),
+  value: z.string(),
+  required: z.boolean(),
+  note: z.string().optional(),
+});
+export type DnsRecord = z.infer<typeof dnsRecordSchema>;
+
+export const domainSchema = z.object({
+  id: z.uuid(),
+  domain: z.string(),
+  status: z.enum(['pending', 'verified']),
+  records: z.array(dnsRecordSchema),
+  verifiedAt: z.string().nullable(),
+  lastCheckedAt: z.string().nullable(),
+  createdAt: z.string(),
+});
+export type Domain = z.infer<typeof domainSchema>;
+
+export const domainList = z.object({ data: z.array(domainSchema) });

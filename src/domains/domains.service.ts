@@ -1,0 +1,203 @@
+import { generateKeyPair, randomBytes } from 'node:crypto';
+import { promisify } from 'node:util';
+import type { Queryable } from '../db/index.ts';
+import { registerConstraintError } from '../db/errors.ts';
+import type { Deps } from '../deps.ts';
+import { AppError, notFound } from '../http/errors.ts';
+import { type TxtResolver, dnsFor } from './dns.ts';
+import {
+  type CheckOutcome,
+  type DomainRow,
+  type DomainToCheck,
+  applyCheckOutcomes,
+  deleteDomain,
+  findDomain,
+  findDomainClaim,
+  findDueDomains,
+  findSenderKey,
+  insertDomain,
+  listDomains,
+} from './domains.queries.ts';
+import type { DnsRecord, Domain } from './domains.schemas.ts';
+
+const domainExists = () => new AppError('DOMAIN_EXISTS', { suggestion: 'List the project’s domains with GET /domains/project/{projectId}.' });
+const verifiedElsewhere = () =>
+  new AppError('DOMAIN_VERIFIED_ELSEWHERE', { suggestion: 'A domain can be verified in one project at a time; remove it there first.' });
+registerConstraintError('domains_project_domain_key', domainExists);
+// Two projects passing verification at the same moment: the second one's check loses the race.
+registerConstraintError('domains_verified_domain_key', verifiedElsewhere);
+
+const generateRsaKeyPair = promisify(generateKeyPair);
+
+/** A fresh DKIM key: RSA 2048 (contract §7), generated off the event loop. */
+async function newDkimKey(): Promise<{ selector: string; publicKey: string; privateKey: string }> {
+  const { publicKey, privateKey } = await generateRsaKeyPair('rsa', {
+    modulusLength: 2048,
+    publicKeyEncoding: { type: 'spki', format: 'der' },
+    privateKeyEncoding: { type: 'pkcs8', format: 'pem' },
+  });
+  // A random selector per domain: a domain removed and added again never matches a stale record.
+  return { selector: `mr${randomBytes(5).toString('hex')}`, publicKey: publicKey.toString('base64'), privateKey };
+}
+
+/** The DNS records a domain's owner publishes (contract §7); only DKIM decides verification. */
+export function domainRecords(row: Pick<DomainRow, 'domain' | 'selector' | 'public_key'>): DnsRecord[] {
+  return [
+    { type: 'TXT', name: `${row.selector}._domainkey.${row.domain}`, value: `v=DKIM1; k=rsa; p=${row.public_key}`, required: true },
+    {
+      type: 'TXT',
+      name: row.domain,
+      value: 'v=spf1 ~all',
+      required: false,
+      note: 'SPF: add the include: mechanism of the SMTP relay you send through before ~all (for example include:amazonses.com). If the domain already has an SPF record, merge into it: a domain may have only one.',
+    },
+    {
+      type: 'TXT',
+      name: `_dmarc.${row.domain}`,
+      value: 'v=DMARC1; p=none;',
+      required: false,
+      note: 'DMARC: p=none only reports; tighten to quarantine or reject once your mail passes.',
+    },
+  ];
+}
+
+const iso = (value: Date | string | null) => (value === null ? null : (value instanceof Date ? value : new Date(value)).toISOString());
+
+export function toDomain(row: DomainRow): Domain {
+  return {
+    id: row.id,
+    domain: row.domain,
+    status: row.status,
+    records: domainRecords(row),
+    verifiedAt: iso(row.verified_at),
+    lastCheckedAt: iso(row.last_checked_at),
+    createdAt: iso(row.created_at)!,
+  };
+}
+
+export async function createDomain(deps: Deps, projectId: string, domain: string): Promise<Domain> {
+  // Checked before the key is made (that costs ~100 ms of CPU); the constraints settle races.
+  const claim = await findDomainClaim(deps.db, projectId, domain);
+  if (claim === 'this-project') throw domainExists();
+  if (claim === 'verified-elsewhere') throw verifiedElsewhere();
+  const key = await newDkimKey();
+  return toDomain(await insertDomain(deps.db, { projectId, domain, ...key }));
+}
+
+export async function getDomain(deps: Deps, projectId: string, id: string): Promise<Domain> {
+  const row = await findDomain(deps.db, projectId, id);
+  if (!row) throw notFound('Domain');
+  return toDomain(row);
+}
+
+/** Contract §7: another project's id is a 404, not a 403: it does not reveal that it exists. */
+export async function listProjectDomains(deps: Deps, callerProjectId: string, projectId: string): Promise<Domain[]> {
+  if (projectId !== callerProjectId) throw notFound('Project');
+  return (await listDomains(deps.db, projectId)).map(toDomain);
+}
+
+export async function removeDomain(deps: Deps, projectId: string, id: string): Promise<void> {
+  if (!(await deleteDomain(deps.db, projectId, id))) throw notFound('Domain');
+}
+
+/** GET /domains/{id}/verify: checks the DNS now and records the outcome. */
+export async function verifyDomain(deps: Deps, projectId: string, id: string): Promise<Domain> {
+  const row = await findDomain(deps.db, projectId, id);
+  if (!row) throw notFound('Domain');
+  const outcome = await checkDomain(dnsFor(deps.config), row);
+  const [updated] = await applyCheckOutcomes(deps.db, [{ projectId, id, outcome }]);
+  if (!updated) throw notFound('Domain'); // removed while we looked
+  return toDomain(updated);
+}
+
+/**
+ * One domain's outcome from its required records: `fail` when one is missing or differs, `unknown`
+ * when one could not be looked up (contract §7: a timeout is not a failure of the record).
+ */
+export async function checkDomain(resolver: TxtResolver, row: DomainToCheck): Promise<CheckOutcome> {
+  const results = await Promise.all(domainRecords(row).filter((record) => record.required).map((record) => checkRecord(resolver, record)));
+  if (results.includes('fail')) return 'fail';
+  if (results.includes('unknown')) return 'unknown';
+  return 'pass';
+}
+
+/**
+ * A record passes when its name holds exactly one TXT record whose joined strings equal the value,
+ * surrounding whitespace aside. Exactly one: verifiers may read only the first DKIM record they
+ * get (RFC 6376 §3.6.2.2 leaves it open), so a second one would make signatures fail at random.
+ */
+async function checkRecord(resolver: TxtResolver, record: DnsRecord): Promise<CheckOutcome> {
+  const found = await resolver.txt(record.name);
+  if (found.status === 'unavailable') return 'unknown';
+  if (found.status === 'absent') return 'fail';
+  return found.records.length === 1 && found.records[0]!.trim() === record.value ? 'pass' : 'fail';
+}
+
+/** The sender's domain and each parent domain of it, most specific first. */
+function senderDomains(fromEmail: string): string[] {
+  const at = fromEmail.lastIndexOf('@');
+  const host = at === -1 ? '' : fromEmail.slice(at + 1).trim().toLowerCase().replace(/\.$/, '');
+  const labels = host.split('.').filter(Boolean);
+  return labels.slice(0, -1).map((_, i) => labels.slice(i).join('.'));
+}
+
+/**
+ * Contract §7: a sender is allowed when its domain, or a parent domain of it, is verified in this
+ * project. Otherwise a 403 naming the domain (send, templates, campaigns).
+ */
+export async function assertSenderAllowed(db: Queryable, projectId: string, fromEmail: string): Promise<void> {
+  if (await signingKeyFor(db, projectId, fromEmail)) return;
+  const domain = fromEmail.slice(fromEmail.lastIndexOf('@') + 1).toLowerCase() || fromEmail;
+  throw new AppError('SENDER_DOMAIN_NOT_VERIFIED', {
+    message: `The sender domain ${domain} is not verified in this project.`,
+    details: { domain },
+    suggestion: `Add ${domain} (or a parent domain) with POST /domains, publish its DNS records, then verify it with GET /domains/{id}/verify.`,
+  });
+}
+
+/** The DKIM key of the most specific verified domain covering `fromEmail` (contract §6: d= and s=). */
+export async function signingKeyFor(
+  db: Queryable,
+  projectId: string,
+  fromEmail: string,
+): Promise<{ domainName: string; selector: string; privateKey: string } | undefined> {
+  const names = senderDomains(fromEmail);
+  if (names.length === 0) return undefined;
+  const row = await findSenderKey(db, projectId, names);
+  return row && { domainName: row.domain, selector: row.selector, privateKey: row.private_key };
+}
+
+// The background check (domains.jobs.ts): small batches, few lookups in flight at once.
+const CHECK_BATCH = 50;
+const CHECK_CONCURRENCY = 4;
+
+/**
+ * Re-checks every pending and verified domain not checked within half the interval, oldest first,
+ * in batches of CHECK_BATCH with CHECK_CONCURRENCY lookups in flight. Stops after `budgetMs`; the
+ * next run picks up the rest. Returns how many domains it checked.
+ */
+export async function recheckDueDomains(deps: Deps, budgetMs: number): Promise<number> {
+  const resolver = dnsFor(deps.config);
+  const started = Date.now();
+  let checked = 0;
+  for (;;) {
+    const due = await findDueDomains(deps.db, deps.config.domainCheckIntervalSeconds / 2, CHECK_BATCH);
+    const outcomes = await mapLimit(due, CHECK_CONCURRENCY, async (row) => ({ projectId: row.project_id, id: row.id, outcome: await checkDomain(resolver, row) }));
+    await applyCheckOutcomes(deps.db, outcomes);
+    checked += due.length;
+    if (due.length < CHECK_BATCH || Date.now() - started > budgetMs) return checked;
+  }
+}
+
+async function mapLimit<T, R>(items: T[], limit: number, work: (item: T) => Promise<R>): Promise<R[]> {
+  const results = new Array<R>(items.length);
+  let next = 0;
+  const lane = async () => {
+    while (next < items.length) {
+      const index = next++;
+      results[index] = await work(items[index]!);
+    }
+  };
+  await Promise.all(Array.from({ length: Math.min(limit, items.length) }, lane));
+  return results;
+}
