@@ -18,6 +18,7 @@ import { platformJobs } from './platform/platform.jobs.ts';
 import { platformRoutes } from './platform/platform.routes.ts';
 import { membersRoutes } from './projects/members.routes.ts';
 import { projectsRoutes } from './projects/projects.routes.ts';
+import { verifyRoutes } from './verify/verify.routes.ts';
 
 /**
  * Every capability, in one list: its HTTP routes (a Fastify plugin mounted under `prefix`) and its
@@ -41,4 +42,5 @@ export const CAPABILITIES: Capability[] = [
   { name: 'events', prefix: '', routes: eventsRoutes, jobs: eventsJobs },
   { name: 'domains', prefix: '', routes: domainsRoutes, jobs: domainJobs },
   { name: 'platform', prefix: '', routes: platformRoutes, jobs: platformJobs },
+  { name: 'verify', prefix: '', routes: verifyRoutes },
 ];
