@@ -27,7 +27,6 @@ export async function startServer(config: Config, log: Logger = pino({ level: co
 
   const queue = new JobQueue(db, log);
   const keys = new ApiKeyResolver(db);
-  await keys.start();
   const deps: Deps = { config, db, queue, keys, sessions: new SessionTokens(config.sessionSecret), log };
 
   for (const capability of CAPABILITIES) for (const job of capability.jobs?.(deps) ?? []) queue.define(job);

@@ -10,9 +10,6 @@ export type ResolvedKey = {
   disabledReason: string | null;
 };
 
-/** Channel on which any process announces that a project's keys or status changed. */
-export const PROJECT_CHANGED_CHANNEL = 'mailroom_project_changed';
-
 export function generateKeyPair() {
   return { publicKey: `pk_${randomBytes(24).toString('base64url')}`, secretKey: `sk_${randomBytes(24).toString('base64url')}` };
 }
@@ -30,23 +27,24 @@ type CachedKey = ResolvedKey & { key: string };
 const MAX_CACHED_KEYS = 10_000;
 
 /**
- * Resolves API keys to projects, with an in-process cache so an authenticated request costs no
- * query. Every change of keys or status (rotation, disable) is announced on PROJECT_CHANGED_CHANNEL;
- * each process drops that project's entries when it hears it, and clears everything if its
- * listening connection dropped (it may have missed a notification).
+ * Resolves API keys to projects.
+ *
+ * On the embedded database one process owns the data, so every change of keys or status passes
+ * through this process: keys are cached and `forget` (called right after the change commits)
+ * keeps the cache exact. On PostgreSQL several processes share the data and a key must stop
+ * working everywhere at once (api.md Authentication 7), so every request looks its key up: one
+ * unique-index probe. A cache invalidated by LISTEN/NOTIFY was tried and raced: PostgreSQL
+ * delivers a notification after COMMIT returns, so another process could still accept the old
+ * key for a moment after the rotation had been answered.
  */
 export class ApiKeyResolver {
   private readonly cache = new Map<string, CachedKey>();
+  private readonly cacheable: boolean;
   // Bumped on every invalidation: a lookup that raced with one must not cache what it read.
   private generation = 0;
 
-  constructor(private readonly db: Db) {}
-
-  async start(): Promise<void> {
-    await this.db.listen(PROJECT_CHANGED_CHANNEL, (projectId) => this.forget(projectId), () => {
-      this.generation++;
-      this.cache.clear();
-    });
+  constructor(private readonly db: Db) {
+    this.cacheable = db.kind === 'pglite';
   }
 
   async resolve(key: string): Promise<ResolvedKey | undefined> {
@@ -62,7 +60,7 @@ export class ApiKeyResolver {
     return cached;
   }
 
-  /** Drops a project's cached keys in this process (others hear the NOTIFY). */
+  /** Drops a project's cached keys; call it after any change of a project's keys or status commits. */
   forget(projectId: string): void {
     this.generation++;
     for (const [hash, entry] of this.cache) if (entry.projectId === projectId) this.cache.delete(hash);
@@ -79,7 +77,7 @@ export class ApiKeyResolver {
     const row = rows[0];
     if (!row) return undefined;
     const entry: CachedKey = { projectId: row.id, keyType, disabled: row.disabled, disabledReason: row.disabled_reason, key: row.key };
-    if (generation !== this.generation) return entry;
+    if (!this.cacheable || generation !== this.generation) return entry;
     if (this.cache.size >= MAX_CACHED_KEYS) this.cache.delete(this.cache.keys().next().value!);
     this.cache.set(hash, entry);
     return entry;

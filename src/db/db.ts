@@ -22,9 +22,6 @@ export type DbKind = 'pglite' | 'postgres';
 export interface Db extends Queryable {
   readonly kind: DbKind;
   transaction<T>(work: (tx: Queryable) => Promise<T>): Promise<T>;
-  /** Subscribes to NOTIFY on a channel; `onReconnect` runs when notifications may have been missed. */
-  listen(channel: string, onMessage: (payload: string) => void, onReconnect?: () => void): Promise<() => Promise<void>>;
-  notify(channel: string, payload: string, tx?: Queryable): Promise<void>;
   close(): Promise<void>;
 }
 

@@ -31,13 +31,6 @@ export async function openPglite(directory: string): Promise<PgliteDb> {
     query: root.query,
     exec: root.exec,
     transaction: (work) => pglite.transaction((tx) => work(wrap(tx))),
-    async listen(channel, onMessage) {
-      const unsubscribe = await pglite.listen(channel, onMessage);
-      return () => unsubscribe();
-    },
-    async notify(channel, payload, tx) {
-      await (tx ?? root).query('SELECT pg_notify($1, $2)', [channel, payload]);
-    },
     close: () => pglite.close(),
   };
 }

@@ -1,4 +1,4 @@
-import { generateKeyPair, hashKey, PROJECT_CHANGED_CHANNEL } from '../auth/api-keys.ts';
+import { generateKeyPair, hashKey } from '../auth/api-keys.ts';
 import { findMembership, type Role } from '../auth/auth.queries.ts';
 import type { Queryable } from '../db/index.ts';
 import type { Deps } from '../deps.ts';
@@ -37,16 +37,11 @@ export async function listProjects(deps: ProjectDeps, userId: string) {
 }
 
 /**
- * Runs a change to a project's keys or status: announced to every process inside the transaction
- * (NOTIFY is delivered at commit) and dropped from this process's cache right after, so old keys
- * and a disabled project are refused at once everywhere (api.md Authentication 7).
+ * Runs a change to a project's keys or status and drops the project from the key cache once it
+ * commits, so old keys and a disabled project are refused at once (api.md Authentication 7).
  */
 async function changeKeysOrStatus<T>(deps: ProjectDeps, projectId: string, work: (tx: Queryable) => Promise<T>): Promise<T> {
-  const result = await deps.db.transaction(async (tx) => {
-    const value = await work(tx);
-    await deps.db.notify(PROJECT_CHANGED_CHANNEL, projectId, tx);
-    return value;
-  });
+  const result = await deps.db.transaction(work);
   deps.keys.forget(projectId);
   return result;
 }
