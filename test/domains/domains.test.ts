@@ -1,9 +1,11 @@
 import assert from 'node:assert/strict';
 import { createPublicKey } from 'node:crypto';
 import { Resolver } from 'node:dns/promises';
+import { createSocket, type Socket } from 'node:dgram';
 import { after, before, describe, test } from 'node:test';
 import { dkimVerify } from 'mailauth/lib/dkim/verify.js';
 import nodemailer from 'nodemailer';
+import { toServerAddress } from '../../src/domains/dns.ts';
 import { assertSenderAllowed, signingKeyFor } from '../../src/domains/domains.service.ts';
 import { createProject } from '../kit/accounts.ts';
 import { type DnsServer, startDnsServer } from '../kit/dns.ts';
@@ -317,4 +319,38 @@ describe('sender domains (contract §7)', () => {
     const broken = await dkimVerify(message, { resolver: resolve as never });
     assert.notEqual((broken.results[0] as any).status.result, 'pass');
   });
+});
+
+describe('DNS_SERVERS that never answer', () => {
+  let silent: Socket;
+  let server: TestServer;
+  before(async () => {
+    // A bound UDP socket that reads nothing back: every lookup times out.
+    silent = createSocket('udp4');
+    await new Promise<void>((resolve) => silent.bind(0, '127.0.0.1', resolve));
+    server = await startTestServer({ DNS_SERVERS: `127.0.0.1:${silent.address().port}` });
+  });
+  after(async () => {
+    await server.close();
+    silent.close();
+  });
+
+  test('verify answers 200 within the 5 s lookup timeout, keeps the domain pending and records lastCheckedAt', async () => {
+    const project = await createProject(server.url);
+    const created = await project.api.post('/domains', { domain: uniqueDomain() });
+    const started = Date.now();
+    const res = await project.api.get(`/domains/${created.body.id}/verify`);
+    assert.ok(Date.now() - started < 8000, `took ${Date.now() - started} ms`);
+    assert.equal(res.status, 200, res.text);
+    assert.equal(res.body.status, 'pending');
+    assert.ok(Date.parse(res.body.lastCheckedAt) > 0);
+  });
+});
+
+test('a DNS_SERVERS host name is resolved to the address setServers needs; an unknown one is a clear error', async () => {
+  assert.equal(await toServerAddress('127.0.0.1:5353'), '127.0.0.1:5353');
+  assert.equal(await toServerAddress('[::1]:5353'), '[::1]:5353');
+  assert.equal(await toServerAddress('::1'), '::1');
+  assert.match(await toServerAddress('localhost:5353'), /^(127\.0\.0\.1|\[::1\]):5353$/);
+  await assert.rejects(toServerAddress('no-such-host.invalid:53'), /DNS_SERVERS: cannot resolve the DNS server name "no-such-host\.invalid"/);
 });
