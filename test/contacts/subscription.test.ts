@@ -146,4 +146,28 @@ describe('contact subscription and snooze (api.md Contact subscription; contract
     assert.equal(unchanged.body.subscribed, true);
     assert.equal(unchanged.body.snoozedUntil, null);
   });
+
+  test('concurrent writes: one contact per email, and subscription events that match the changes', async () => {
+    const project = await createProject(server.url);
+    const email = uniqueEmail();
+    const creates = await Promise.all(Array.from({ length: 10 }, (_, i) => project.publicApi.post('/v1/track', { email, event: `e${i}` })));
+    assert.deepEqual(creates.map((res) => res.status), Array(10).fill(200));
+    assert.equal(new Set(creates.map((res) => res.body.data.contact)).size, 1);
+    const contactId = creates[0]!.body.data.contact;
+    assert.equal((await project.api.get(`/contacts?search=${encodeURIComponent(email)}`)).body.total, 1);
+
+    // Starting subscribed, every change toggles: the events can only balance like this when each
+    // writer saw the state the previous one left (no change emitted twice, none lost).
+    const flips = await Promise.all(
+      Array.from({ length: 16 }, (_, i) =>
+        i % 2 ? project.api.patch(`/contacts/${contactId}`, { subscribed: i % 4 === 1 }) : project.publicApi.post('/v1/track', { email, event: 'flip', subscribed: i % 4 === 0 }),
+      ),
+    );
+    assert.deepEqual(flips.map((res) => res.status), Array(16).fill(200));
+    const names = await eventNames(project.api, contactId);
+    const off = names.filter((n) => n === 'contact.unsubscribed').length;
+    const on = names.filter((n) => n === 'contact.subscribed').length;
+    const final = (await project.api.get(`/contacts/${contactId}`)).body.subscribed;
+    assert.equal(off - on, final ? 0 : 1, `${off} unsubscribed / ${on} subscribed events, final ${final}`);
+  });
 });
