@@ -19,6 +19,7 @@ import { platformRoutes } from './platform/platform.routes.ts';
 import { membersRoutes } from './projects/members.routes.ts';
 import { projectsRoutes } from './projects/projects.routes.ts';
 import { verifyRoutes } from './verify/verify.routes.ts';
+import { templatesRoutes } from './templates/templates.routes.ts';
 
 /**
  * Every capability, in one list: its HTTP routes (a Fastify plugin mounted under `prefix`) and its
@@ -41,6 +42,7 @@ export const CAPABILITIES: Capability[] = [
   { name: 'contact-import', prefix: '', routes: contactImportRoutes, jobs: contactImportJobs },
   { name: 'events', prefix: '', routes: eventsRoutes, jobs: eventsJobs },
   { name: 'domains', prefix: '', routes: domainsRoutes, jobs: domainJobs },
+  { name: 'templates', prefix: '', routes: templatesRoutes },
   { name: 'platform', prefix: '', routes: platformRoutes, jobs: platformJobs },
   { name: 'verify', prefix: '', routes: verifyRoutes },
 ];

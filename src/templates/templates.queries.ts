@@ -1,0 +1,124 @@
+import type { Queryable } from '../db/index.ts';
+import type { TemplateRow, TemplateType } from './templates.schemas.ts';
+
+/** Column values of a template write; `undefined` leaves a column unchanged on update. */
+export type TemplateValues = {
+  name: string;
+  description: string | null;
+  subject: string;
+  body: string;
+  fromEmail: string;
+  fromName: string | null;
+  replyTo: string | null;
+  type: TemplateType;
+};
+
+export async function insertTemplate(db: Queryable, projectId: string, values: TemplateValues): Promise<TemplateRow> {
+  const rows = await db.query<TemplateRow>(
+    `INSERT INTO templates (project_id, name, description, subject, body, from_email, from_name, reply_to, type)
+     VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9)
+     RETURNING *`,
+    [projectId, values.name, values.description, values.subject, values.body, values.fromEmail, values.fromName, values.replyTo, values.type],
+  );
+  return rows[0]!;
+}
+
+export async function findTemplate(db: Queryable, projectId: string, id: string): Promise<TemplateRow | undefined> {
+  const rows = await db.query<TemplateRow>('SELECT * FROM templates WHERE project_id = $1 AND id = $2', [projectId, id]);
+  return rows[0];
+}
+
+/**
+ * PATCH in one statement. A column is written when its flag in `set` is on, so that an explicit
+ * null (clearing description, fromName or replyTo) differs from "not given".
+ */
+export async function updateTemplate(
+  db: Queryable,
+  projectId: string,
+  id: string,
+  patch: Partial<TemplateValues>,
+): Promise<TemplateRow | undefined> {
+  const columns: Array<[keyof TemplateValues, string]> = [
+    ['name', 'name'],
+    ['description', 'description'],
+    ['subject', 'subject'],
+    ['body', 'body'],
+    ['fromEmail', 'from_email'],
+    ['fromName', 'from_name'],
+    ['replyTo', 'reply_to'],
+    ['type', 'type'],
+  ];
+  const params: unknown[] = [projectId, id];
+  const assignments = columns.map(([key, column]) => {
+    params.push(patch[key] !== undefined, patch[key] ?? null);
+    const flag = params.length - 1;
+    return `${column} = CASE WHEN $${flag}::boolean THEN $${flag + 1}::text ELSE t.${column} END`;
+  });
+  const rows = await db.query<TemplateRow>(
+    `UPDATE templates AS t SET ${assignments.join(', ')}, updated_at = now()
+     WHERE t.project_id = $1 AND t.id = $2
+     RETURNING t.*`,
+    params,
+  );
+  return rows[0];
+}
+
+export async function deleteTemplate(db: Queryable, projectId: string, id: string): Promise<boolean> {
+  const rows = await db.query('DELETE FROM templates WHERE project_id = $1 AND id = $2 RETURNING id', [projectId, id]);
+  return rows.length > 0;
+}
+
+/** A copy of a template under a new id and name, in one statement; undefined when not found. */
+export async function duplicateTemplate(db: Queryable, projectId: string, id: string, nameSuffix: string, maxName: number): Promise<{ id: string } | undefined> {
+  const rows = await db.query<{ id: string }>(
+    `INSERT INTO templates (project_id, name, description, subject, body, from_email, from_name, reply_to, type)
+     SELECT project_id, left(name, $4::int - length($3::text)) || $3::text, description, subject, body, from_email, from_name, reply_to, type
+     FROM templates WHERE project_id = $1 AND id = $2
+     RETURNING id`,
+    [projectId, id, nameSuffix, maxName],
+  );
+  return rows[0];
+}
+
+export type TemplateSort = 'name' | 'createdAt' | 'updatedAt';
+export type TemplateFilters = { type?: TemplateType; search?: string };
+
+// Sort keys as SQL, from a closed set (never from the request text).
+const ORDER_BY: Record<TemplateSort, string> = {
+  name: 'lower(name) COLLATE "C"',
+  createdAt: 'created_at',
+  updatedAt: 'updated_at',
+};
+
+/** `search` as an ILIKE pattern matching the text anywhere, with LIKE's wildcards escaped. */
+const containsPattern = (text: string) => `%${text.replace(/[\\%_]/g, '\\$&')}%`;
+
+function where(projectId: string, filters: TemplateFilters): { sql: string; params: unknown[] } {
+  return {
+    sql: `project_id = $1
+      AND ($2::text IS NULL OR type = $2::text)
+      AND ($3::text IS NULL OR name ILIKE $3::text OR description ILIKE $3::text OR subject ILIKE $3::text)`,
+    params: [projectId, filters.type ?? null, filters.search ? containsPattern(filters.search) : null],
+  };
+}
+
+export async function listTemplates(
+  db: Queryable,
+  projectId: string,
+  options: TemplateFilters & { sort: TemplateSort; dir: 'asc' | 'desc'; limit: number; offset: number },
+): Promise<TemplateRow[]> {
+  const filter = where(projectId, options);
+  const dir = options.dir === 'asc' ? 'ASC' : 'DESC';
+  return db.query<TemplateRow>(
+    `SELECT * FROM templates WHERE ${filter.sql}
+     ORDER BY ${ORDER_BY[options.sort]} ${dir}, id ${dir}
+     LIMIT $4 OFFSET $5`,
+    [...filter.params, options.limit, options.offset],
+  );
+}
+
+export async function countTemplates(db: Queryable, projectId: string, filters: TemplateFilters): Promise<number> {
+  const filter = where(projectId, filters);
+  const rows = await db.query<{ total: number }>(`SELECT count(*)::int AS total FROM templates WHERE ${filter.sql}`, filter.params);
+  return rows[0]?.total ?? 0;
+}

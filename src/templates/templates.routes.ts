@@ -1,0 +1,87 @@
+import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
+import { z } from 'zod';
+import type { Deps } from '../deps.ts';
+import { projectOf } from '../http/auth.ts';
+import {
+  duplicatedTemplate,
+  listTemplatesQuery,
+  templateBody,
+  templateIdParams,
+  templatePage,
+  templateSchema,
+  templateUsage as templateUsageSchema,
+} from './templates.schemas.ts';
+import { createTemplate, deleteTemplate, duplicateTemplate, getTemplate, listTemplates, templateUsage, updateTemplate } from './templates.service.ts';
+
+const tags = ['templates'];
+const security: Array<Record<string, string[]>> = [{ apiKey: [] }, { session: [] }];
+const config = { auth: 'project' as const };
+
+/** api.md Templates (auth: secret key or session with X-Project-Id). */
+export const templatesRoutes: FastifyPluginAsyncZod<Deps> = async (app, deps) => {
+  app.get(
+    '/templates',
+    {
+      config,
+      schema: { tags, security, summary: 'List templates (offset pagination, type filter, search)', querystring: listTemplatesQuery, response: { 200: templatePage } },
+    },
+    async (request) => listTemplates(deps, projectOf(request).id, request.query),
+  );
+
+  app.post(
+    '/templates',
+    {
+      config,
+      schema: {
+        tags,
+        security,
+        summary: 'Create a template (name, subject, body and from required; from on a verified domain)',
+        body: templateBody,
+        response: { 201: templateSchema },
+      },
+    },
+    async (request, reply) => reply.status(201).send(await createTemplate(deps, projectOf(request).id, request.body)),
+  );
+
+  app.get(
+    '/templates/:id',
+    { config, schema: { tags, security, summary: 'One template', params: templateIdParams, response: { 200: templateSchema } } },
+    async (request) => getTemplate(deps, projectOf(request).id, request.params.id),
+  );
+
+  app.patch(
+    '/templates/:id',
+    {
+      config,
+      schema: { tags, security, summary: 'Update some fields of a template', params: templateIdParams, body: templateBody, response: { 200: templateSchema } },
+    },
+    async (request) => updateTemplate(deps, projectOf(request).id, request.params.id, request.body),
+  );
+
+  app.delete(
+    '/templates/:id',
+    { config, schema: { tags, security, summary: 'Delete a template', params: templateIdParams, response: { 204: z.null() } } },
+    async (request, reply) => {
+      await deleteTemplate(deps, projectOf(request).id, request.params.id);
+      return reply.status(204).send(null);
+    },
+  );
+
+  app.post(
+    '/templates/:id/duplicate',
+    {
+      config,
+      schema: { tags, security, summary: 'Copy a template; returns the new id', params: templateIdParams, response: { 201: duplicatedTemplate } },
+    },
+    async (request, reply) => reply.status(201).send(await duplicateTemplate(deps, projectOf(request).id, request.params.id)),
+  );
+
+  app.get(
+    '/templates/:id/usage',
+    {
+      config,
+      schema: { tags, security, summary: 'Campaigns and workflow steps that use the template', params: templateIdParams, response: { 200: templateUsageSchema } },
+    },
+    async (request) => templateUsage(deps, projectOf(request).id, request.params.id),
+  );
+};

@@ -1,0 +1,130 @@
+import { z } from 'zod';
+
+export const TEMPLATE_TYPES = ['TRANSACTIONAL', 'MARKETING', 'HEADLESS'] as const;
+export type TemplateType = (typeof TEMPLATE_TYPES)[number];
+
+/** A templates row as the queries select it. */
+export type TemplateRow = {
+  id: string;
+  project_id: string;
+  name: string;
+  description: string | null;
+  subject: string;
+  body: string;
+  from_email: string;
+  from_name: string | null;
+  reply_to: string | null;
+  type: TemplateType;
+  created_at: Date | string;
+  updated_at: Date | string;
+};
+
+const iso = (value: Date | string) => (value instanceof Date ? value : new Date(value)).toISOString();
+
+/** api.md Template, from a templates row. Unset optional fields are null. */
+export function toTemplate(row: TemplateRow): Template {
+  return {
+    id: row.id,
+    name: row.name,
+    description: row.description,
+    subject: row.subject,
+    body: row.body,
+    from: row.from_email,
+    fromName: row.from_name,
+    replyTo: row.reply_to,
+    type: row.type,
+    projectId: row.project_id,
+    createdAt: iso(row.created_at),
+    updatedAt: iso(row.updated_at),
+  };
+}
+
+export const templateSchema = z.object({
+  id: z.uuid(),
+  name: z.string(),
+  description: z.string().nullable(),
+  subject: z.string(),
+  body: z.string(),
+  from: z.string(),
+  fromName: z.string().nullable(),
+  replyTo: z.string().nullable(),
+  type: z.enum(TEMPLATE_TYPES),
+  projectId: z.uuid(),
+  createdAt: z.string(),
+  updatedAt: z.string(),
+});
+export type Template = z.infer<typeof templateSchema>;
+
+// Field limits (docs/decisions/templates.md). The subject is Liquid source: it renders to ≤ 998.
+export const MAX_NAME = 200;
+export const MAX_DESCRIPTION = 2000;
+export const MAX_SUBJECT_SOURCE = 2000;
+export const MAX_BODY = 1_000_000;
+
+const noLineBreaks = (value: string) => !/[\r\n]/.test(value);
+const email = z.string().trim().max(254).pipe(z.email());
+const headerText = (max: number) => z.string().trim().max(max).refine(noLineBreaks, { message: 'Must not contain line breaks.' });
+
+const fields = {
+  name: z.string().trim().min(1).max(MAX_NAME),
+  subject: z.string().min(1).max(MAX_SUBJECT_SOURCE),
+  body: z.string().min(1).max(MAX_BODY),
+  from: email,
+  description: z.string().max(MAX_DESCRIPTION).nullable(),
+  fromName: headerText(200).nullable(),
+  replyTo: email.nullable(),
+  type: z.enum(TEMPLATE_TYPES),
+};
+
+/**
+ * POST /templates and PATCH /templates/{id}. On create, name, subject, body and from are checked
+ * for presence by the service so that their absence is the flat 400 `{ error }` api.md requires; a
+ * wrong type or a bad email is a 422 here. On PATCH any subset may be given; null clears an
+ * optional field.
+ */
+export const templateBody = z.object({
+  name: fields.name.optional(),
+  subject: fields.subject.optional(),
+  body: fields.body.optional(),
+  from: fields.from.optional(),
+  description: fields.description.optional(),
+  fromName: fields.fromName.optional(),
+  replyTo: fields.replyTo.optional(),
+  type: fields.type.optional(),
+});
+export type TemplateInput = z.infer<typeof templateBody>;
+
+export const templateIdParams = z.object({ id: z.uuid() });
+
+export const DEFAULT_PAGE_SIZE = 20;
+/** api.md leaves the maximum pageSize open for templates and campaigns: 100, like every list. */
+export const MAX_PAGE_SIZE = 100;
+
+/** api.md Conventions, offset pagination; unknown sort → createdAt, unknown dir → desc. */
+export const listTemplatesQuery = z.object({
+  page: z.coerce.number().int().min(1).max(1_000_000).optional(),
+  pageSize: z.coerce.number().int().min(1).optional().describe(`default ${DEFAULT_PAGE_SIZE}; values above ${MAX_PAGE_SIZE} are clamped`),
+  sort: z.string().optional().describe('name, createdAt (default; unknown values fall back to it) or updatedAt'),
+  dir: z.string().optional().describe('asc or desc (default; unknown values fall back to it)'),
+  type: z.enum(TEMPLATE_TYPES).optional(),
+  search: z.string().max(200).optional().describe('case-insensitive substring of name, description or subject'),
+});
+export type ListTemplatesInput = z.infer<typeof listTemplatesQuery>;
+
+export const templatePage = z.object({
+  data: z.array(templateSchema),
+  total: z.number().int(),
+  page: z.number().int(),
+  pageSize: z.number().int(),
+  totalPages: z.number().int(),
+});
+export type TemplatePage = z.infer<typeof templatePage>;
+
+export const duplicatedTemplate = z.object({ id: z.uuid() });
+
+/** GET /templates/{id}/usage: what references the template (api.md Templates). */
+export const templateUsage = z.object({
+  campaigns: z.array(z.object({ id: z.uuid(), name: z.string(), status: z.string() })),
+  workflows: z.array(z.object({ id: z.uuid(), name: z.string(), stepId: z.uuid() })),
+});
+export type TemplateUsage = z.infer<typeof templateUsage>;
