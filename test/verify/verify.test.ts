@@ -212,8 +212,10 @@ describe('POST /v1/verify', () => {
     assert.equal(publicKey.body.error.code, 'INVALID_API_KEY');
     const none = await client(server.url).post('/v1/verify', { email: 'jane@example.com' });
     assert.equal(none.status, 401);
+    assert.equal(none.body.error.code, 'INVALID_API_KEY');
     const session = await project.dashboard.post('/v1/verify', { email: 'jane@example.com' });
     assert.equal(session.status, 401);
+    assert.equal(session.body.error.code, 'INVALID_API_KEY');
   });
 
   test('DNS answers are cached: a second check of the domain asks the DNS nothing', async () => {
