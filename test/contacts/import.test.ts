@@ -3,6 +3,9 @@ import { after, before, describe, test } from 'node:test';
 import { createProject, uniqueEmail } from '../kit/accounts.ts';
 import type { Client } from '../kit/http.ts';
 import { startTestServer, type TestServer } from '../kit/server.ts';
+import { insertJob } from '../../src/contacts/contact-bulk.queries.ts';
+import { insertImportFile } from '../../src/contacts/contact-import.queries.ts';
+import { runImportJob } from '../../src/contacts/contact-import.service.ts';
 import { csvForm, importCsv, waitForJob } from '../fixtures/contact-jobs.ts';
 
 describe('CSV contact import', () => {
@@ -157,5 +160,29 @@ describe('CSV contact import', () => {
     assert.equal(job.succeeded, 1);
     assert.equal((await stranger.api.get(`/contacts/import/${res.body.jobId}`)).status, 404);
     assert.equal((await owner.api.get(`/contacts/bulk/${res.body.jobId}`)).status, 404, 'an import is not a bulk job');
+  });
+  test('a retried import resumes after the last committed batch: no row lost, none written twice', async () => {
+    const { api, id: projectId } = await createProject(server.url);
+    const rows = ['email,n'];
+    for (let i = 0; i < 1200; i++) rows.push(`resume${i}@example.test,${i}`);
+    // The state a worker leaves when it dies after committing its first batch of 500 rows: the job
+    // row, its stored file and its progress (made here without a queued job, so the test plays
+    // the retrying worker; the 500 rows themselves are left out, so a re-written row would count).
+    const db = server.deps.db;
+    const jobId = await insertJob(db, projectId, 'import', null, 0);
+    await insertImportFile(db, projectId, jobId, Buffer.from(rows.join('\n')));
+    await db.query(`UPDATE contact_jobs SET status = 'running', processed = 500, succeeded = 500 WHERE id = $1`, [jobId]);
+
+    await runImportJob(server.deps, { projectId, jobId });
+    const job = (await api.get(`/contacts/import/${jobId}`)).body;
+    assert.equal(job.status, 'completed');
+    assert.deepEqual([job.total, job.processed, job.succeeded, job.failed], [1200, 1200, 1200, 0]);
+    assert.equal((await api.get('/contacts?limit=1')).body.total, 700, 'only the rows after the first 500 were written');
+    const lookup = await api.post('/contacts/lookup', { emails: ['resume499@example.test', 'resume500@example.test'] });
+    assert.deepEqual(lookup.body.data.map((r: any) => r.exists), [false, true]);
+    assert.equal(await storedFiles(jobId), 0);
+
+    await runImportJob(server.deps, { projectId, jobId });
+    assert.deepEqual((await api.get(`/contacts/import/${jobId}`)).body, job, 'a late duplicate delivery of the job is a no-op');
   });
 });
