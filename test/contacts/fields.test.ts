@@ -67,6 +67,25 @@ describe('contact fields', () => {
     assert.deepEqual(byName.company, { name: 'company', type: 'string', standard: false, coverage: 33.3 });
   });
 
+  test('a stale cache is served once more while a background job refreshes it', async () => {
+    const project = await createProject(server.url);
+    await seed(project.api, [{ tier: 'gold' }]);
+    assert.ok((await project.api.get('/contacts/fields')).body.data.some((f: any) => f.name === 'tier'));
+    await seed(project.api, [{ region: 'EU' }]);
+    // Age the cache past its refresh interval instead of waiting minutes.
+    await server.deps.db.query(`UPDATE contact_field_stats SET computed_at = now() - interval '1 hour' WHERE project_id = $1`, [project.id]);
+    const stale = await project.api.get('/contacts/fields');
+    assert.ok(!stale.body.data.some((f: any) => f.name === 'region'), 'the stale answer is served at once');
+    const deadline = Date.now() + 15_000;
+    let names: string[] = [];
+    while (Date.now() < deadline) {
+      names = (await project.api.get('/contacts/fields')).body.data.map((f: any) => f.name);
+      if (names.includes('region')) break;
+      await new Promise((resolve) => setTimeout(resolve, 100));
+    }
+    assert.ok(names.includes('region'), 'the background refresh picked up the new field');
+  });
+
   test('GET /contacts/fields/{field}/values: distinct values, at most 100, `data.` prefix accepted', async () => {
     const project = await createProject(server.url);
     const rows = ['email,plan,n'];
