@@ -89,6 +89,10 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     throw new ConfigError(`Invalid configuration: ${problems.join('; ')}`);
   }
   const e = parsed.data;
+  if (e.ROLE !== 'all' && !e.DATABASE_URL) {
+    // The embedded database belongs to one process, so an API process and a worker cannot share it.
+    throw new ConfigError('Invalid configuration: ROLE: api and worker need a shared PostgreSQL (set DATABASE_URL); the embedded database runs with ROLE=all');
+  }
   const dataDir = resolve(e.DATA_DIR);
   return Object.freeze({
     port: e.PORT,

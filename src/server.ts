@@ -22,32 +22,38 @@ export type RunningServer = {
 /** Builds everything from the config and starts serving; the one place that wires the parts. */
 export async function startServer(config: Config, log: Logger = pino({ level: config.logLevel })): Promise<RunningServer> {
   const db = await openDatabase(config);
-  const applied = await migrate(db);
-  if (applied.length) log.info({ migrations: applied }, 'migrations applied');
-
   const queue = new JobQueue(db, log);
   const keys = new ApiKeyResolver(db);
   const deps: Deps = { config, db, queue, keys, sessions: new SessionTokens(config.sessionSecret), log };
-
-  for (const capability of CAPABILITIES) for (const job of capability.jobs?.(deps) ?? []) queue.define(job);
-  const runsWorker = config.role !== 'api';
-  await queue.start({ work: runsWorker });
-
-  const app = await buildApp(deps, { api: config.role !== 'worker' });
-  await app.listen({ port: config.port, host: config.host });
-  const address = app.server.address();
+  let app: FastifyInstance | undefined;
+  try {
+    const applied = await migrate(db);
+    if (applied.length) log.info({ migrations: applied }, 'migrations applied');
+    for (const capability of CAPABILITIES) for (const job of capability.jobs?.(deps) ?? []) queue.define(job);
+    await queue.start({ work: config.role !== 'api' });
+    app = await buildApp(deps, { api: config.role !== 'worker' });
+    await app.listen({ port: config.port, host: config.host });
+  } catch (error) {
+    // Release what was opened, so a failed start leaves no handles keeping the process alive.
+    await app?.close().catch(() => {});
+    await queue.stop(1).catch(() => {});
+    await db.close().catch(() => {});
+    throw error;
+  }
+  const http = app;
+  const address = http.server.address();
   const port = typeof address === 'object' && address ? address.port : config.port;
   const host = config.host === '0.0.0.0' || config.host === '::' ? '127.0.0.1' : config.host;
   log.info({ role: config.role, database: db.kind, port }, 'mailroom started');
 
   let closing: Promise<void> | undefined;
   return {
-    app,
+    app: http,
     deps,
     url: `http://${host}:${port}`,
     close: () =>
       (closing ??= (async () => {
-        await app.close();
+        await http.close();
         await queue.stop(config.shutdownTimeoutSeconds);
         await db.close();
       })()),

@@ -5,6 +5,7 @@ export type KeyType = 'public' | 'secret';
 
 export type ResolvedKey = {
   projectId: string;
+  projectName: string;
   keyType: KeyType;
   disabled: boolean;
   disabledReason: string | null;
@@ -70,13 +71,13 @@ export class ApiKeyResolver {
     const generation = this.generation;
     const column = keyType === 'public' ? 'public_key_hash' : 'secret_key_hash';
     const keyColumn = keyType === 'public' ? 'public_key' : 'secret_key';
-    const rows = await this.db.query<{ id: string; key: string; disabled: boolean; disabled_reason: string | null }>(
-      `SELECT id, ${keyColumn} AS key, disabled, disabled_reason FROM projects WHERE ${column} = $1`,
+    const rows = await this.db.query<{ id: string; name: string; key: string; disabled: boolean; disabled_reason: string | null }>(
+      `SELECT id, name, ${keyColumn} AS key, disabled, disabled_reason FROM projects WHERE ${column} = $1`,
       [hash],
     );
     const row = rows[0];
     if (!row) return undefined;
-    const entry: CachedKey = { projectId: row.id, keyType, disabled: row.disabled, disabledReason: row.disabled_reason, key: row.key };
+    const entry: CachedKey = { projectId: row.id, projectName: row.name, keyType, disabled: row.disabled, disabledReason: row.disabled_reason, key: row.key };
     if (!this.cacheable || generation !== this.generation) return entry;
     if (this.cache.size >= MAX_CACHED_KEYS) this.cache.delete(this.cache.keys().next().value!);
     this.cache.set(hash, entry);

@@ -20,6 +20,8 @@ export type AuthMode = 'none' | 'public' | 'secret' | 'project' | 'sessionProjec
 
 export type ProjectContext = {
   id: string;
+  /** Known without a query when the project came from an API key (the key resolver holds it). */
+  name?: string;
   /** How the caller proved access: with a key of this type, or as a member with a session. */
   via: KeyType | 'session';
   role?: Role;
@@ -78,7 +80,7 @@ export const authPlugin = fp(async (app: FastifyInstance, deps: AuthDeps) => {
     if (resolved.disabled) {
       throw new AppError('PROJECT_DISABLED', { details: resolved.disabledReason ? { reason: resolved.disabledReason } : undefined });
     }
-    request.project = { id: resolved.projectId, via: resolved.keyType };
+    request.project = { id: resolved.projectId, name: resolved.projectName, via: resolved.keyType };
   }
 
   async function authenticateSession(request: FastifyRequest) {

@@ -20,9 +20,11 @@ export type JobDefinition<T extends object = object> = {
 
 export type EnqueueOptions = SendOptions & { tx?: Queryable };
 
-// Jobs are picked up by NOTIFY at once; polling is only a backstop, and full batches fetch again
-// at once (design.md: batch 1 is capped by polling).
-const DEFAULT_WORK: WorkOptions = { batchSize: 20, burstWhenBatchFull: true, pollingIntervalSeconds: 1 };
+// New jobs are picked up by NOTIFY at once and full batches fetch again at once (design.md: batch 1
+// is capped by polling). NOTIFY fires when a job is inserted, not when its startAfter falls due, so
+// the backstop poll bounds how late a delayed job runs: 2 s keeps the contract's "within 5 seconds"
+// for snoozes, workflow delays and scheduled campaigns (pg-boss's default backstop is 30 s).
+const DEFAULT_WORK: WorkOptions = { batchSize: 20, burstWhenBatchFull: true, pollingIntervalSeconds: 1, notifyPollingIntervalSeconds: 2 };
 const DEFAULT_QUEUE: Omit<Queue, 'name'> = { notify: true, retryLimit: 5, retryDelay: 5, retryBackoff: true, expireInSeconds: 15 * 60 };
 
 /** The durable job queue (pg-boss) on the application database, in its own `pgboss` schema. */
@@ -54,7 +56,10 @@ export class JobQueue {
     this.started = true;
     if (!work) return;
     for (const definition of this.definitions.values()) {
-      await this.boss.work(definition.name, { ...DEFAULT_WORK, ...definition.work }, async (jobs: Job<any>[]) => {
+      const options = { ...DEFAULT_WORK, ...definition.work };
+      // pg-boss requires the NOTIFY backstop to be no shorter than the base poll.
+      options.notifyPollingIntervalSeconds = Math.max(options.notifyPollingIntervalSeconds ?? 0, options.pollingIntervalSeconds ?? 0);
+      await this.boss.work(definition.name, options, async (jobs: Job<any>[]) => {
         await definition.handle(jobs);
       });
     }

@@ -37,7 +37,7 @@ export async function listProjects(deps: ProjectDeps, userId: string) {
 }
 
 /**
- * Runs a change to a project's keys or status and drops the project from the key cache once it
+ * Runs a change to a project's keys, status or name and drops the project from the key cache once it
  * commits, so old keys and a disabled project are refused at once (api.md Authentication 7).
  */
 async function changeKeysOrStatus<T>(deps: ProjectDeps, projectId: string, work: (tx: Queryable) => Promise<T>): Promise<T> {
@@ -48,8 +48,8 @@ async function changeKeysOrStatus<T>(deps: ProjectDeps, projectId: string, work:
 
 export async function changeProject(deps: ProjectDeps, projectId: string, userId: string, changes: { name?: string; disabled?: boolean }) {
   await requireRole(deps, projectId, userId, MANAGERS, 'change project settings');
-  const update = (db: Queryable) => updateProject(db, projectId, changes);
-  const project = changes.disabled === undefined ? await update(deps.db) : await changeKeysOrStatus(deps, projectId, update);
+  // The key cache also holds the name (GET /v1/whoami), so any change goes through the cache.
+  const project = await changeKeysOrStatus(deps, projectId, (tx) => updateProject(tx, projectId, changes));
   if (!project) throw notFound('Project');
   return project;
 }
@@ -70,7 +70,7 @@ export async function removeProject(deps: ProjectDeps, projectId: string, userId
 
 /** GET /v1/whoami: which project a key (or session + X-Project-Id) resolves to. */
 export async function whoami(deps: Pick<Deps, 'db'>, project: ProjectContext) {
-  const projectName = await findProjectName(deps.db, project.id);
+  const projectName = project.name ?? (await findProjectName(deps.db, project.id));
   if (projectName === undefined) throw new AppError('INVALID_API_KEY');
   return { projectId: project.id, projectName, keyType: project.via === 'secret' ? ('secret' as const) : ('session' as const) };
 }

@@ -1,9 +1,9 @@
 import assert from 'node:assert/strict';
 import { request as httpRequest } from 'node:http';
 import { describe, test } from 'node:test';
-import { uniqueEmail } from '../kit/accounts.ts';
+import { createProject, uniqueEmail } from '../kit/accounts.ts';
 import { client } from '../kit/http.ts';
-import { prepareEnvironment, spawnServer } from '../kit/server.ts';
+import { createTestDatabase, prepareEnvironment, type SpawnedServer, spawnServer, TEST_DATABASE_URL } from '../kit/server.ts';
 
 /** Starts a POST whose body is sent in two halves; returns a function that sends the rest. */
 function startSlowPost(url: string, path: string, body: string) {
@@ -51,21 +51,53 @@ describe('processes', () => {
       await cleanup();
     }
   });
-
-  test('ROLE=worker serves only the health endpoints', async () => {
-    const { env, cleanup } = await prepareEnvironment({ ROLE: 'worker' });
-    const server = await spawnServer(env);
-    try {
-      const http = client(server.url);
-      assert.equal((await http.get('/health')).status, 200);
-      assert.equal((await http.get('/ready')).status, 200);
-      const signup = await http.post('/auth/signup', { email: uniqueEmail(), password: 'a long enough password' });
-      assert.equal(signup.status, 404);
-      assert.equal(signup.body.error.code, 'ROUTE_NOT_FOUND');
-      assert.equal(await server.stop(), 0);
-    } finally {
-      await server.stop('SIGKILL');
-      await cleanup();
-    }
-  });
 });
+
+// API and worker processes sharing one database need a shared PostgreSQL (the embedded database
+// belongs to one process), so this block exists only in the TEST_DATABASE_URL pass.
+if (TEST_DATABASE_URL) {
+  describe('API and worker processes on one PostgreSQL', () => {
+    test('a job queued by ROLE=api waits until a ROLE=worker process runs it; the worker serves only health', async () => {
+      const database = await createTestDatabase();
+      const shared = { DATABASE_URL: database.url };
+      const apiEnv = await prepareEnvironment({ ...shared, ROLE: 'api' });
+      const workerEnv = await prepareEnvironment({ ...shared, ROLE: 'worker', SESSION_SECRET: apiEnv.env.SESSION_SECRET! });
+      const api = await spawnServer(apiEnv.env);
+      let worker: SpawnedServer | undefined;
+      try {
+        const project = await createProject(api.url);
+        const contact = await project.api.post('/contacts', { email: uniqueEmail('role'), subscribed: true });
+        assert.equal(contact.status, 201, contact.text);
+        const queued = await project.api.post('/contacts/bulk-unsubscribe', { contactIds: [contact.body.id] });
+        assert.equal(queued.status, 202, queued.text);
+        const jobPath = `/contacts/bulk/${queued.body.jobId}`;
+
+        await delay(2500); // longer than the queue's poll: nobody runs jobs in an API-only process
+        assert.equal((await project.api.get(jobPath)).body.status, 'queued');
+
+        worker = await spawnServer(workerEnv.env);
+        const http = client(worker.url);
+        assert.equal((await http.get('/health')).status, 200);
+        assert.equal((await http.get('/ready')).status, 200);
+        assert.equal((await http.post('/auth/signup', { email: uniqueEmail(), password: 'a long enough password' })).status, 404);
+
+        const deadline = Date.now() + 20_000;
+        let status = 'queued';
+        while (status !== 'completed' && Date.now() < deadline) {
+          await delay(200);
+          status = (await project.api.get(jobPath)).body.status;
+        }
+        assert.equal(status, 'completed');
+        assert.equal((await project.api.get(`/contacts/${contact.body.id}`)).body.subscribed, false);
+        assert.equal(await worker.stop(), 0);
+        assert.equal(await api.stop(), 0);
+      } finally {
+        await worker?.stop('SIGKILL');
+        await api.stop('SIGKILL');
+        await apiEnv.cleanup();
+        await workerEnv.cleanup();
+        await database.drop();
+      }
+    });
+  });
+}
