@@ -23,6 +23,7 @@ function wrap(client: pg.Pool | pg.PoolClient): Queryable {
 
 export interface PostgresDb extends Db {
   readonly pool: pg.Pool;
+  readonly connectionString: string;
 }
 
 export function openPostgres(connectionString: string, options: { poolSize?: number } = {}): PostgresDb {
@@ -34,6 +35,7 @@ export function openPostgres(connectionString: string, options: { poolSize?: num
   return {
     kind: 'postgres',
     pool,
+    connectionString,
     query: root.query,
     exec: root.exec,
     async transaction(work) {

@@ -37,7 +37,7 @@ export class JobQueue {
     const connection =
       db.kind === 'pglite'
         ? { db: fromPglite((db as PgliteDb).pglite), backend: 'pglite' as const }
-        : { connectionString: connectionStringOf(db as PostgresDb), max: 5 };
+        : { connectionString: (db as PostgresDb).connectionString, max: 5 };
     this.boss = new PgBoss({ ...connection, useListenNotify: true, schema: 'pgboss' });
     this.boss.on('error', (error) => this.log.error({ err: error }, 'job queue error'));
   }
@@ -90,9 +90,4 @@ export class JobQueue {
     if (!this.started) return;
     await this.boss.stop({ graceful: true, close: true, timeout: timeoutSeconds * 1000 });
   }
-}
-
-function connectionStringOf(db: PostgresDb): string {
-  const options = (db.pool as unknown as { options: { connectionString: string } }).options;
-  return options.connectionString;
 }
