@@ -5,11 +5,23 @@ import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import pg from 'pg';
+import type { Db } from '../src/db/index.ts';
+import { openPglite } from '../src/db/pglite.ts';
+import { openPostgres } from '../src/db/postgres.ts';
 import { PACKAGE_ROOT } from '../src/paths.ts';
 import { copySnapshotTo } from '../test/kit/pglite-snapshot.ts';
 import type { DatabaseLabel } from './scenario.ts';
 
-export type ChildServer = { url: string; stop: () => Promise<void> };
+export type ChildServer = {
+  url: string;
+  stop: () => Promise<void>;
+  /**
+   * Stops the server, hands its database to `work` (seeding large data sets directly in SQL is
+   * minutes faster than through the API, and PGlite can be opened by one process only), then
+   * starts it again on the same address. Mailroom only.
+   */
+  withServerStopped?: (work: (db: Db) => Promise<void>) => Promise<void>;
+};
 
 async function freePort(): Promise<number> {
   const server = createServer();
@@ -109,20 +121,34 @@ export async function startMailroom(db: DatabaseLabel, extraEnv: Record<string, 
     await dropDatabase();
     rmSync(dataDir, { recursive: true, force: true });
   };
-  const { child, exited, output } = spawnTs('src/main.ts', env);
   const url = `http://127.0.0.1:${env.PORT}`;
-  try {
-    await waitUntilHealthy(url, exited, output, '/ready');
-  } catch (error) {
-    await stopChild(child, exited);
-    await cleanup();
-    throw error;
-  }
+  let running = spawnTs('src/main.ts', env);
+  const start = async () => {
+    try {
+      await waitUntilHealthy(url, running.exited, running.output, '/ready');
+    } catch (error) {
+      await stopChild(running.child, running.exited);
+      await cleanup();
+      throw error;
+    }
+  };
+  await start();
   return {
     url,
     stop: async () => {
-      await stopChild(child, exited);
+      await stopChild(running.child, running.exited);
       await cleanup();
+    },
+    withServerStopped: async (work) => {
+      await stopChild(running.child, running.exited);
+      const database = env.DATABASE_URL ? openPostgres(env.DATABASE_URL) : await openPglite(join(dataDir, 'pg'));
+      try {
+        await work(database);
+      } finally {
+        await database.close();
+      }
+      running = spawnTs('src/main.ts', env);
+      await start();
     },
   };
 }

@@ -129,7 +129,7 @@ async function main(): Promise<number> {
           const project = await createProject(mailroom.url);
           for (const scenario of group) {
             progress(`${scenario.name} on ${db}`);
-            const ctx: BenchContext = { baseUrl: mailroom.url, db, project, smtp, ...settings };
+            const ctx: BenchContext = { baseUrl: mailroom.url, db, project, smtp, ...settings, withServerStopped: mailroom.withServerStopped! };
             try {
               printLine(scenario.name, db, await measure(scenario, ctx), base.reqPerSec);
             } catch (error) {

@@ -1,4 +1,5 @@
 import type { AutocannonRequest } from 'autocannon';
+import type { Db } from '../src/db/index.ts';
 import type { TestProject } from '../test/kit/accounts.ts';
 import type { SmtpSink } from '../test/kit/smtp.ts';
 
@@ -14,6 +15,8 @@ export type BenchContext = {
   smtp?: SmtpSink;
   connections: number;
   durationSeconds: number;
+  /** Stops the server, gives its database to `work` (to seed data in SQL), restarts it. */
+  withServerStopped: (work: (db: Db) => Promise<void>) => Promise<void>;
 };
 
 /** One HTTP request, repeated by every connection for the duration (autocannon's options). */

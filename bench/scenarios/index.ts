@@ -1,11 +1,19 @@
 import type { Scenario } from '../scenario.ts';
 import { authRejected } from './auth-rejected.ts';
 import { authWhoami } from './auth-whoami.ts';
+import { contactsImport } from './contacts-import.ts';
+import { contactsDeepPage, contactsFirstPage } from './contacts-list.ts';
 import { helloWorld } from './hello-world.ts';
+import { trackExisting, trackNew } from './track.ts';
 
 /** Every scenario `npm run bench` runs, in order. Add one line per new scenario. */
 export const SCENARIOS: Scenario[] = [
   helloWorld,
   authWhoami,
   authRejected,
+  trackNew,
+  trackExisting,
+  contactsImport,
+  contactsFirstPage,
+  contactsDeepPage,
 ];

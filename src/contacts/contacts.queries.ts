@@ -8,18 +8,14 @@ export type WrittenContact = ContactRow & { is_new: boolean; was_subscribed: boo
 export type DataWrite = { set: Record<string, unknown>; unset: string[] };
 
 /**
- * Upsert by email (POST /contacts, /v1/track, and later /v1/send), in one statement that also
- * tells what `subscribed` was: `old` locks the existing row first (FOR UPDATE, so concurrent
- * writers queue and each sees the previous one's result), the insert reads `old` so it runs after.
- * Data write rules as SQL: `(data || set) - unset`. An explicit `subscribed` ends a snooze.
+ * Upsert by email as CTEs ending in `written` (the contact, `is_new`, and `was_subscribed`), for
+ * statements that go on to write more (/v1/track). Parameters: $1 project, $2 email,
+ * $3 subscribed (null = keep), $4 subscribed when new, $5 data to set (jsonb), $6 keys to unset.
+ * `old` locks the existing row first (FOR UPDATE, so concurrent writers queue and each sees the
+ * previous one's result); the insert reads `old` so it runs after. Data write rules as SQL:
+ * `(data || set) - unset`. An explicit `subscribed` ends a snooze.
  */
-export async function upsertContactByEmail(
-  db: Queryable,
-  projectId: string,
-  input: { email: string; subscribed: boolean | null; subscribedWhenNew: boolean; data: DataWrite },
-): Promise<WrittenContact> {
-  const rows = await db.query<WrittenContact>(
-    `WITH old AS (
+export const UPSERT_CONTACT_CTES = `old AS (
        SELECT id, subscribed FROM contacts WHERE project_id = $1 AND email = $2 FOR UPDATE
      ), upserted AS (
        INSERT INTO contacts AS c (project_id, email, subscribed, data)
@@ -31,10 +27,24 @@ export async function upsertContactByEmail(
          data = (c.data || $5::jsonb) - $6::text[],
          updated_at = now()
        RETURNING c.*, c.xmax::text = '0' AS is_new
-     )
-     SELECT u.*, o.subscribed AS was_subscribed FROM upserted u LEFT JOIN old o ON o.id = u.id`,
-    [projectId, input.email, input.subscribed, input.subscribedWhenNew, JSON.stringify(input.data.set), input.data.unset],
-  );
+     ), written AS (
+       SELECT u.*, o.subscribed AS was_subscribed FROM upserted u LEFT JOIN old o ON o.id = u.id
+     )`;
+
+export type ContactUpsert = { email: string; subscribed: boolean | null; subscribedWhenNew: boolean; data: DataWrite };
+
+export const upsertContactParams = (projectId: string, input: ContactUpsert) => [
+  projectId,
+  input.email,
+  input.subscribed,
+  input.subscribedWhenNew,
+  JSON.stringify(input.data.set),
+  input.data.unset,
+];
+
+/** Upsert by email (POST /contacts, and later /v1/send) in one statement; see UPSERT_CONTACT_CTES. */
+export async function upsertContactByEmail(db: Queryable, projectId: string, input: ContactUpsert): Promise<WrittenContact> {
+  const rows = await db.query<WrittenContact>(`WITH ${UPSERT_CONTACT_CTES} SELECT * FROM written`, upsertContactParams(projectId, input));
   return rows[0]!;
 }
 

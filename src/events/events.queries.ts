@@ -1,3 +1,4 @@
+import { type ContactUpsert, UPSERT_CONTACT_CTES, upsertContactParams } from '../contacts/contacts.queries.ts';
 import type { Queryable } from '../db/index.ts';
 import { cursorTimestampSql } from './cursor.ts';
 
@@ -8,6 +9,11 @@ export type NewEventRow = { id: string; contactId: string; name: string; data: R
  * order of the returned ids is the order of the input. The names insert uses ON CONFLICT DO
  * NOTHING, which takes no lock on an existing row (hot names cause no contention).
  */
+// Names seen in a project (GET /events/names at 10M events); DO NOTHING keeps hot names lock-free.
+const RECORD_EVENT_NAMES = (from: string) => `INSERT INTO event_names (project_id, name)
+     SELECT DISTINCT $1::uuid, name FROM ${from}
+     ON CONFLICT DO NOTHING`;
+
 export async function insertEvents(db: Queryable, projectId: string, events: NewEventRow[]): Promise<void> {
   await db.query(
     `WITH input AS (
@@ -17,11 +23,40 @@ export async function insertEvents(db: Queryable, projectId: string, events: New
        SELECT $1, id, "contactId", name, coalesce(data, '{}'::jsonb), "emailId" FROM input
        RETURNING name
      )
-     INSERT INTO event_names (project_id, name)
-     SELECT DISTINCT $1::uuid, name FROM inserted
-     ON CONFLICT DO NOTHING`,
+     ${RECORD_EVENT_NAMES('inserted')}`,
     [projectId, JSON.stringify(events)],
   );
+}
+
+export type TrackedRow = { contact_id: string; subscription_event_id: string | null };
+
+/**
+ * POST /v1/track as one statement, so it needs no BEGIN/COMMIT round trips: upsert the contact
+ * (UPSERT_CONTACT_CTES, $1–$6), store the event ($7 id, $8 name, $9 data) and, when `subscribed`
+ * changed on an existing contact, its contact.subscribed/unsubscribed event ($10 id).
+ */
+export async function upsertContactAndTrack(
+  db: Queryable,
+  projectId: string,
+  contact: ContactUpsert,
+  event: { id: string; name: string; data: Record<string, unknown>; subscriptionEventId: string },
+): Promise<TrackedRow> {
+  const rows = await db.query<TrackedRow>(
+    `WITH ${UPSERT_CONTACT_CTES}, changed AS (
+       SELECT id, subscribed FROM written WHERE NOT is_new AND was_subscribed IS DISTINCT FROM subscribed
+     ), inserted AS (
+       INSERT INTO events (project_id, id, contact_id, name, data)
+       SELECT $1, $7::uuid, id, $8, $9::jsonb FROM written
+       UNION ALL
+       SELECT $1, $10::uuid, id, CASE WHEN subscribed THEN 'contact.subscribed' ELSE 'contact.unsubscribed' END, '{}'::jsonb FROM changed
+       RETURNING name
+     ), names AS (
+       ${RECORD_EVENT_NAMES('inserted')}
+     )
+     SELECT w.id AS contact_id, CASE WHEN EXISTS (SELECT 1 FROM changed) THEN $10::uuid END AS subscription_event_id FROM written w`,
+    [...upsertContactParams(projectId, contact), event.id, event.name, JSON.stringify(event.data), event.subscriptionEventId],
+  );
+  return rows[0]!;
 }
 
 export type EventRow = {

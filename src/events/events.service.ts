@@ -49,7 +49,8 @@ export type TrackInput = { email: string; event: string; subscribed?: boolean; d
 
 /**
  * POST /v1/track: upsert the contact (new → subscribed unless passed), apply the data write rules
- * (one-off values allowed) and record the event, in one transaction of two statements. The event
+ * (one-off values allowed) and record the event: one statement when no subscriber waits for
+ * events, else a transaction that also enqueues their dispatch job. The event
  * keeps the request's data with one-off values resolved and reserved keys dropped; a change of
  * `subscribed` is recorded with it as contact.subscribed / contact.unsubscribed.
  */
@@ -59,19 +60,22 @@ export async function trackEvent(deps: Pick<Deps, 'db' | 'queue'>, projectId: st
   for (const [key, value] of Object.entries(input.data ?? {})) {
     if (!RESERVED_DATA_KEYS.has(key)) eventData[key] = key in changes.oneOff ? changes.oneOff[key] : value;
   }
+  const contact = { email: input.email, subscribed: input.subscribed ?? null, subscribedWhenNew: true, data: changes };
+  if (!hasEventSubscribers()) {
+    // Nothing to hand to the worker: one statement, no transaction round trips (the hot path).
+    const eventId = randomUUID();
+    const event = { id: eventId, name: input.event, data: eventData, subscriptionEventId: randomUUID() };
+    const tracked = await queries.upsertContactAndTrack(deps.db, projectId, contact, event);
+    return { contact: tracked.contact_id, event: eventId, timestamp: new Date().toISOString() };
+  }
   return deps.db.transaction(async (tx) => {
-    const contact = await upsertContactByEmail(tx, projectId, {
-      email: input.email,
-      subscribed: input.subscribed ?? null,
-      subscribedWhenNew: true,
-      data: changes,
-    });
-    const events: EventInput[] = [{ contactId: contact.id, name: input.event, data: eventData }];
-    if (!contact.is_new && contact.was_subscribed !== null && contact.was_subscribed !== contact.subscribed) {
-      events.push({ contactId: contact.id, name: subscriptionEventName(contact.subscribed) });
+    const written = await upsertContactByEmail(tx, projectId, contact);
+    const events: EventInput[] = [{ contactId: written.id, name: input.event, data: eventData }];
+    if (!written.is_new && written.was_subscribed !== null && written.was_subscribed !== written.subscribed) {
+      events.push({ contactId: written.id, name: subscriptionEventName(written.subscribed) });
     }
     const [eventId] = await recordEvents(tx, deps.queue, projectId, events);
-    return { contact: contact.id, event: eventId!, timestamp: new Date().toISOString() };
+    return { contact: written.id, event: eventId!, timestamp: new Date().toISOString() };
   });
 }
 
