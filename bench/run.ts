@@ -71,7 +71,8 @@ const round3 = (value: number) => Math.round(value * 1000) / 1000;
 
 function printLine(scenario: string, db: DatabaseLabel | 'none', m: Measurement, baselineReqPerSec: number) {
   const { reqPerSec, p50Ms, p99Ms, errors, non2xx, durationSeconds, connections, ...extra } = m;
-  const ratioToHelloWorld = baselineReqPerSec > 0 ? round3(reqPerSec / baselineReqPerSec) : null;
+  // A custom measure in another unit (rows/s, messages/s) is not comparable to requests per second.
+  const ratioToHelloWorld = baselineReqPerSec > 0 && extra.unit === undefined ? round3(reqPerSec / baselineReqPerSec) : null;
   const line = { scenario, db, connections, durationSeconds, reqPerSec, p50Ms, p99Ms, errors, non2xx, ratioToHelloWorld, ...extra };
   process.stdout.write(`${JSON.stringify(line)}\n`);
 }

@@ -8,6 +8,7 @@ import { AppError, flatBadRequest, notFound } from '../http/errors.ts';
 import * as queries from './contacts.queries.ts';
 import { SNOOZE_END_JOB } from './contacts.jobs.ts';
 import { type Contact, toContact } from './contacts.schemas.ts';
+import { ContactTotals } from './contact-totals.ts';
 
 // api.md Contacts: PATCH /contacts/{id} with an email another contact has → 409.
 registerConstraintError('contacts_project_email_key', () => new AppError('EMAIL_IN_USE', { message: 'Another contact in this project has that email address.' }));
@@ -86,6 +87,8 @@ export async function deleteContact(deps: Deps, projectId: string, id: string): 
   if (!(await queries.deleteContact(deps.db, projectId, id))) throw notFound('Contact');
 }
 
+const totals = new ContactTotals();
+
 export type ListContactsInput = { limit?: number; cursor?: string; search?: string; subscribed?: boolean; sort?: string; dir?: string };
 
 /** GET /contacts (api.md Conventions: cursor pagination; total on the first page only). */
@@ -106,6 +109,6 @@ export async function listContacts(deps: Deps, projectId: string, input: ListCon
     data: page.map(toContact),
     cursor: hasMore && last ? encodeCursor(secret, { sort, dir, value: last.sort_key, id: last.id }) : null,
     hasMore,
-    total: input.cursor ? 0 : await queries.countContacts(deps.db, projectId, filters),
+    total: input.cursor ? 0 : await totals.total(deps.db, projectId, filters),
   };
 }

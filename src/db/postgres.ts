@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import pg from 'pg';
 import type { Db, Queryable } from './db.ts';
 
@@ -9,10 +10,24 @@ function typeParser(oid: number, format?: string) {
   return pg.types.getTypeParser(oid, format as 'text');
 }
 
+// Parameterised statements are prepared once per connection under a name derived from their
+// text, so PostgreSQL parses and plans each of our (fixed) statements once, not on every request.
+const statementNames = new Map<string, string>();
+function statementName(text: string): string {
+  let name = statementNames.get(text);
+  if (!name) {
+    name = `mr_${createHash('sha1').update(text).digest('hex').slice(0, 20)}`;
+    if (statementNames.size < 5000) statementNames.set(text, name);
+  }
+  return name;
+}
+
 function wrap(client: pg.Pool | pg.PoolClient): Queryable {
   return {
     async query<T>(text: string, params?: readonly unknown[]) {
-      const result = await client.query(text, params as unknown[] | undefined);
+      const result = params?.length
+        ? await client.query({ name: statementName(text), text, values: params as unknown[] })
+        : await client.query(text);
       return result.rows as T[];
     },
     async exec(text: string) {
