@@ -20,6 +20,7 @@ import { membersRoutes } from './projects/members.routes.ts';
 import { projectsRoutes } from './projects/projects.routes.ts';
 import { verifyRoutes } from './verify/verify.routes.ts';
 import { templatesRoutes } from './templates/templates.routes.ts';
+import { uploadsRoutes } from './uploads/uploads.routes.ts';
 
 /**
  * Every capability, in one list: its HTTP routes (a Fastify plugin mounted under `prefix`) and its
@@ -45,4 +46,5 @@ export const CAPABILITIES: Capability[] = [
   { name: 'templates', prefix: '', routes: templatesRoutes },
   { name: 'platform', prefix: '', routes: platformRoutes, jobs: platformJobs },
   { name: 'verify', prefix: '', routes: verifyRoutes },
+  { name: 'uploads', prefix: '', routes: uploadsRoutes },
 ];
