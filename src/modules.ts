@@ -19,6 +19,7 @@ import { platformRoutes } from './platform/platform.routes.ts';
 import { membersRoutes } from './projects/members.routes.ts';
 import { projectsRoutes } from './projects/projects.routes.ts';
 import { verifyRoutes } from './verify/verify.routes.ts';
+import { linksRoutes } from './links/links.routes.ts';
 import { templatesRoutes } from './templates/templates.routes.ts';
 import { uploadsRoutes } from './uploads/uploads.routes.ts';
 
@@ -46,5 +47,6 @@ export const CAPABILITIES: Capability[] = [
   { name: 'templates', prefix: '', routes: templatesRoutes },
   { name: 'platform', prefix: '', routes: platformRoutes, jobs: platformJobs },
   { name: 'verify', prefix: '', routes: verifyRoutes },
+  { name: 'links', prefix: '', routes: linksRoutes },
   { name: 'uploads', prefix: '', routes: uploadsRoutes },
 ];

@@ -1,0 +1,25 @@
+import { signLinkToken } from './tokens.ts';
+
+export type LinkUrlsInput = { publicUrl: string; secret: string; projectId: string; contactId: string; emailId?: string | null };
+export type LinkUrls = { unsubscribeUrl: string; subscribeUrl: string; manageUrl: string };
+
+/**
+ * The contact's signed subscription links: the `unsubscribeUrl`, `subscribeUrl` and `manageUrl`
+ * template variables (contract §5). With `emailId`, the links remember the message they came in,
+ * and the subscription event names it.
+ */
+export function linkUrls(input: LinkUrlsInput): LinkUrls {
+  const { publicUrl, secret, projectId, contactId } = input;
+  const emailId = input.emailId ?? undefined;
+  const url = (path: string, purpose: 'unsubscribe' | 'subscribe' | 'manage') =>
+    `${publicUrl}/${path}/${signLinkToken(secret, { purpose, projectId, contactId, emailId })}`;
+  return { unsubscribeUrl: url('u', 'unsubscribe'), subscribeUrl: url('s', 'subscribe'), manageUrl: url('m', 'manage') };
+}
+
+/**
+ * RFC 2369 and RFC 8058 headers for MARKETING mail (contract §6): mail clients show an unsubscribe
+ * button that POSTs `List-Unsubscribe=One-Click` to the URL, which unsubscribes with no other step.
+ */
+export function listUnsubscribeHeaders(unsubscribeUrl: string): { 'List-Unsubscribe': string; 'List-Unsubscribe-Post': string } {
+  return { 'List-Unsubscribe': `<${unsubscribeUrl}>`, 'List-Unsubscribe-Post': 'List-Unsubscribe=One-Click' };
+}
