@@ -1,0 +1,51 @@
+import type { Config } from '../config.ts';
+import type { Queryable } from '../db/index.ts';
+import { instrumentHtml } from './instrument.ts';
+import { saveMessageUrls } from './links.queries.ts';
+import { type LinkUrls, linkUrls, listUnsubscribeHeaders } from './list-unsubscribe.ts';
+
+/**
+ * What the delivery worker calls for each message (the seam of src/delivery/seams.ts): the link
+ * variables for rendering, then tracking and List-Unsubscribe on the rendered content.
+ */
+/** The template or campaign type (api.md); HEADLESS is never tracked. */
+export type ContentType = 'TRANSACTIONAL' | 'MARKETING' | 'HEADLESS';
+
+export type LinkContext = {
+  config: Pick<Config, 'publicUrl' | 'sessionSecret'>;
+  projectId: string;
+  emailId: string;
+  contactId: string | null;
+  contentType: ContentType;
+};
+export type OutgoingContent = { html: string; headers: Record<string, string> };
+
+/** `unsubscribeUrl`, `subscribeUrl`, `manageUrl` of one recipient (contract §5); none without a contact. */
+export function recipientLinks(context: LinkContext): Partial<LinkUrls> {
+  if (!context.contactId) return {};
+  const { config, projectId, contactId, emailId } = context;
+  return linkUrls({ publicUrl: config.publicUrl, secret: config.sessionSecret, projectId, contactId, emailId });
+}
+
+/**
+ * Tracking for every type but HEADLESS (sent exactly as rendered), and the RFC 8058 headers for
+ * MARKETING mail (contract §6). The message's URLs are stored through `db` before this returns,
+ * so call it before the message is handed to the transport. A List-Unsubscribe the sender set
+ * explicitly in the custom headers is kept.
+ */
+export async function prepareOutgoing(db: Queryable, context: LinkContext, content: OutgoingContent): Promise<OutgoingContent> {
+  if (context.contentType === 'HEADLESS') return content;
+  const { config, projectId, emailId, contactId } = context;
+  let { html, headers } = content;
+  if (html) {
+    const instrumented = instrumentHtml(html, { publicUrl: config.publicUrl, secret: config.sessionSecret, projectId, emailId, contactId: contactId ?? undefined });
+    await saveMessageUrls(db, [{ projectId, emailId, urls: instrumented.urls }]);
+    html = instrumented.html;
+  }
+  const own = Object.keys(headers).some((name) => name.toLowerCase() === 'list-unsubscribe');
+  if (context.contentType === 'MARKETING' && contactId && !own) {
+    const { unsubscribeUrl } = linkUrls({ publicUrl: config.publicUrl, secret: config.sessionSecret, projectId, contactId, emailId });
+    headers = { ...headers, ...listUnsubscribeHeaders(unsubscribeUrl) };
+  }
+  return { html, headers };
+}
