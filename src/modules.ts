@@ -22,6 +22,7 @@ import { verifyRoutes } from './verify/verify.routes.ts';
 import { linksRoutes } from './links/links.routes.ts';
 import { templatesRoutes } from './templates/templates.routes.ts';
 import { uploadsRoutes } from './uploads/uploads.routes.ts';
+import { webhooksRoutes } from './webhooks/webhooks.routes.ts';
 
 /**
  * Every capability, in one list: its HTTP routes (a Fastify plugin mounted under `prefix`) and its
@@ -49,4 +50,5 @@ export const CAPABILITIES: Capability[] = [
   { name: 'verify', prefix: '', routes: verifyRoutes },
   { name: 'links', prefix: '', routes: linksRoutes },
   { name: 'uploads', prefix: '', routes: uploadsRoutes },
+  { name: 'webhooks', prefix: '', routes: webhooksRoutes },
 ];
