@@ -4,6 +4,7 @@ import type { SessionTokens } from './auth/sessions.ts';
 import type { Config } from './config.ts';
 import type { Db } from './db/index.ts';
 import type { JobQueue } from './jobs/queue.ts';
+import type { SnsClient } from './webhooks/sns.client.ts';
 
 /** What every capability is built from: made once in server.ts and handed down. */
 export type Deps = {
@@ -13,4 +14,6 @@ export type Deps = {
   keys: ApiKeyResolver;
   sessions: SessionTokens;
   log: Logger;
+  /** Amazon SNS certificates and subscription links (POST /webhooks/ses); tests swap its transport. */
+  sns: SnsClient;
 };

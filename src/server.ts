@@ -9,6 +9,7 @@ import { migrate } from './db/migrate.ts';
 import type { Deps } from './deps.ts';
 import { JobQueue } from './jobs/queue.ts';
 import { CAPABILITIES } from './modules.ts';
+import { SnsClient } from './webhooks/sns.client.ts';
 
 export type RunningServer = {
   app: FastifyInstance;
@@ -24,7 +25,7 @@ export async function startServer(config: Config, log: Logger = pino({ level: co
   const db = await openDatabase(config);
   const queue = new JobQueue(db, log);
   const keys = new ApiKeyResolver(db);
-  const deps: Deps = { config, db, queue, keys, sessions: new SessionTokens(config.sessionSecret), log };
+  const deps: Deps = { config, db, queue, keys, sessions: new SessionTokens(config.sessionSecret), log, sns: new SnsClient() };
   let app: FastifyInstance | undefined;
   try {
     const applied = await migrate(db);
