@@ -2,6 +2,9 @@ import type { FastifyPluginAsync } from 'fastify';
 import { accountsRoutes } from './accounts/accounts.routes.ts';
 import type { Deps } from './deps.ts';
 import { domainJobs } from './domains/domains.jobs.ts';
+import { deliveryJobs } from './delivery/delivery.jobs.ts';
+import { emailsRoutes } from './emails/emails.routes.ts';
+import { sendRoutes } from './send/send.routes.ts';
 import { domainsRoutes } from './domains/domains.routes.ts';
 import type { JobDefinition } from './jobs/queue.ts';
 import { contactsJobs } from './contacts/contacts.jobs.ts';
@@ -46,6 +49,8 @@ export const CAPABILITIES: Capability[] = [
   { name: 'events', prefix: '', routes: eventsRoutes, jobs: eventsJobs },
   { name: 'domains', prefix: '', routes: domainsRoutes, jobs: domainJobs },
   { name: 'templates', prefix: '', routes: templatesRoutes },
+  { name: 'send', prefix: '', routes: sendRoutes },
+  { name: 'emails', prefix: '', routes: emailsRoutes, jobs: deliveryJobs },
   { name: 'platform', prefix: '', routes: platformRoutes, jobs: platformJobs },
   { name: 'verify', prefix: '', routes: verifyRoutes },
   { name: 'links', prefix: '', routes: linksRoutes },

@@ -1,0 +1,131 @@
+import type { Queryable } from '../db/index.ts';
+import type { EmailRow } from '../emails/emails.queries.ts';
+
+/**
+ * Claims up to `limit` due records across projects (FOR UPDATE SKIP LOCKED: concurrent workers
+ * take disjoint rows): QUEUED ones whose time has come, and SENDING ones whose lease expired (their
+ * worker died). Each becomes SENDING with a lease of `leaseSeconds` and attempts + 1; `attempts`
+ * is the claim's fencing token, checked by every later write. `handed_off_at` comes back as it
+ * was: set means a previous claim may already have handed the message over.
+ */
+export async function claimDue(db: Queryable, limit: number, leaseSeconds: number): Promise<EmailRow[]> {
+  return db.query<EmailRow>(
+    `WITH due AS (
+       SELECT project_id, id FROM emails
+       WHERE status IN ('QUEUED', 'SENDING') AND next_attempt_at <= now()
+       ORDER BY next_attempt_at
+       LIMIT $1
+       FOR UPDATE SKIP LOCKED
+     )
+     UPDATE emails AS e SET status = 'SENDING', attempts = e.attempts + 1, next_attempt_at = now() + make_interval(secs => $2)
+     FROM due WHERE e.project_id = due.project_id AND e.id = due.id
+     RETURNING e.*`,
+    [limit, leaseSeconds],
+  );
+}
+
+export type ClaimRef = { project_id: string; id: string; attempts: number };
+
+const refsJson = (refs: ClaimRef[]) => JSON.stringify(refs.map((r) => ({ project_id: r.project_id, id: r.id, attempts: r.attempts })));
+
+/**
+ * Committed before the hand-off of `handing` (contract §6: at most once per record): marks them
+ * handed off, and renews the lease of every record still held in the batch. Returns the ids of
+ * `handing` this worker still holds; a record not returned was taken over and must not be sent.
+ */
+export async function markHandedOff(db: Queryable, handing: ClaimRef[], held: ClaimRef[], leaseSeconds: number): Promise<Set<string>> {
+  const handingIds = handing.map((r) => r.id);
+  const rows = await db.query<{ id: string }>(
+    `UPDATE emails AS e SET
+       handed_off_at = CASE WHEN e.id = ANY($2::uuid[]) THEN now() ELSE e.handed_off_at END,
+       next_attempt_at = now() + make_interval(secs => $3)
+     FROM jsonb_to_recordset($1::jsonb) AS c(project_id uuid, id uuid, attempts int)
+     WHERE e.project_id = c.project_id AND e.id = c.id AND e.attempts = c.attempts AND e.status = 'SENDING'
+     RETURNING e.id`,
+    [refsJson(held), handingIds, leaseSeconds],
+  );
+  const kept = new Set(rows.map((row) => row.id));
+  return new Set(handingIds.filter((id) => kept.has(id)));
+}
+
+/** What a claim ends with; `retryAt` for QUEUED, `refund` when the claim did not count as an attempt. */
+export type Settlement = ClaimRef & { status: 'DELIVERED' | 'BOUNCED' | 'FAILED' | 'QUEUED'; error: string | null; retryAt?: string; refund?: boolean };
+
+export type SettledRow = Pick<EmailRow, 'project_id' | 'id' | 'contact_id' | 'to_address' | 'status' | 'template_id' | 'campaign_id' | 'workflow_id' | 'last_error'>;
+
+/**
+ * Records the outcome of claims in one statement, fenced by `attempts` so a worker that lost its
+ * lease cannot overwrite its successor. Returns the rows it changed (their events are emitted).
+ */
+export async function settle(db: Queryable, settlements: Settlement[]): Promise<SettledRow[]> {
+  if (settlements.length === 0) return [];
+  return db.query<SettledRow>(
+    `UPDATE emails AS e SET
+       status = s.status,
+       last_error = s.error,
+       attempts = e.attempts - CASE WHEN s.refund THEN 1 ELSE 0 END,
+       next_attempt_at = coalesce(s.retry_at, e.next_attempt_at),
+       handed_off_at = CASE WHEN s.status = 'QUEUED' THEN NULL ELSE e.handed_off_at END,
+       sent_at = CASE WHEN s.status = 'DELIVERED' THEN now() ELSE e.sent_at END,
+       delivered_at = CASE WHEN s.status = 'DELIVERED' THEN now() ELSE e.delivered_at END,
+       bounced_at = CASE WHEN s.status = 'BOUNCED' THEN now() ELSE e.bounced_at END
+     FROM jsonb_to_recordset($1::jsonb) AS s(project_id uuid, id uuid, attempts int, status text, error text, retry_at timestamptz, refund boolean)
+     WHERE e.project_id = s.project_id AND e.id = s.id AND e.attempts = s.attempts AND e.status = 'SENDING'
+     RETURNING e.project_id, e.id, e.contact_id, e.to_address, e.status, e.template_id, e.campaign_id, e.workflow_id, e.last_error`,
+    [JSON.stringify(settlements.map((s) => ({ ...s, retry_at: s.retryAt ?? null, refund: s.refund ?? false })))],
+  );
+}
+
+export type AttachmentRow = {
+  email_id: string;
+  filename: string;
+  content_type: string;
+  content_id: string | null;
+  disposition: 'attachment' | 'inline';
+  content: Uint8Array;
+};
+
+/** The attachments of claimed records, in request order. */
+export async function loadAttachments(db: Queryable, refs: ClaimRef[]): Promise<AttachmentRow[]> {
+  if (refs.length === 0) return [];
+  return db.query<AttachmentRow>(
+    `SELECT a.email_id, a.filename, a.content_type, a.content_id, a.disposition, a.content
+     FROM email_attachments a
+     JOIN jsonb_to_recordset($1::jsonb) AS c(project_id uuid, id uuid, attempts int) ON a.project_id = c.project_id AND a.email_id = c.id
+     ORDER BY a.email_id, a.position`,
+    [refsJson(refs)],
+  );
+}
+
+/**
+ * A hard bounce (contract §6): the address joins the project's suppression list and the contact
+ * is unsubscribed for good (a running snooze ends without resubscribing). Returns the contacts
+ * that were subscribed, for their contact.unsubscribed events.
+ */
+export async function suppressBounced(db: Queryable, projectId: string, bounced: Array<{ email: string; contactId: string | null }>): Promise<string[]> {
+  if (bounced.length === 0) return [];
+  await db.query(
+    `INSERT INTO suppressions (project_id, email, reason) SELECT $1, email, 'hard_bounce' FROM unnest($2::text[]) AS b(email)
+     ON CONFLICT (project_id, email) DO NOTHING`,
+    [projectId, bounced.map((b) => b.email)],
+  );
+  const contactIds = bounced.map((b) => b.contactId).filter((id): id is string => id !== null);
+  if (contactIds.length === 0) return [];
+  const rows = await db.query<{ id: string; was: boolean }>(
+    `WITH old AS (
+       SELECT id, subscribed FROM contacts WHERE project_id = $1 AND id = ANY($2::uuid[]) FOR UPDATE
+     )
+     UPDATE contacts AS c SET subscribed = false, snoozed_until = NULL, updated_at = now()
+     FROM old WHERE c.project_id = $1 AND c.id = old.id AND (c.subscribed OR c.snoozed_until IS NOT NULL)
+     RETURNING c.id, old.subscribed AS was`,
+    [projectId, contactIds],
+  );
+  return rows.filter((row) => row.was).map((row) => row.id);
+}
+
+/** When the next record falls due (a retry or an expired lease), for the wake-up job. */
+export async function nextDueAt(db: Queryable): Promise<Date | null> {
+  const rows = await db.query<{ at: Date | string | null }>(`SELECT min(next_attempt_at) AS at FROM emails WHERE status IN ('QUEUED', 'SENDING')`);
+  const at = rows[0]?.at;
+  return at ? new Date(at) : null;
+}

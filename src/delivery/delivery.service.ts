@@ -1,0 +1,176 @@
+import type { Deps } from '../deps.ts';
+import { signingKeyFor } from '../domains/domains.service.ts';
+import type { EmailRow } from '../emails/emails.queries.ts';
+import { type EventInput, recordEvents } from '../events/events.service.ts';
+import { type AttachmentRow, type ClaimRef, claimDue, loadAttachments, markHandedOff, type Settlement, type SettledRow, settle, suppressBounced } from './delivery.queries.ts';
+import { buildMessage, type DkimKey } from './mime.ts';
+import { prepareOutgoing } from './seams.ts';
+import { SMTP_CONNECTIONS, type Outcome, type Transport, transportFor } from './transport.ts';
+import type { Throttle } from './throttle.ts';
+
+/** Records claimed per query. */
+const BATCH = 50;
+/** Records handed over together: one per pooled SMTP connection, so a slow relay holds few at once. */
+const CHUNK = SMTP_CONNECTIONS;
+/**
+ * Seconds a claim is held without news. Renewed before every chunk; longer than the worst SMTP
+ * hand-off (transport.ts timeouts), so only a dead worker's records outlive it.
+ */
+export const LEASE_SECONDS = 60;
+/** contract §6: give up after 24 hours of transient failures. */
+const GIVE_UP_MS = 24 * 60 * 60 * 1000;
+const BACKOFF_BASE_MS = 2_000;
+const BACKOFF_MAX_MS = 30 * 60 * 1000;
+
+export const INTERRUPTED_ERROR =
+  'Delivery was interrupted after the message was handed to the SMTP relay (the worker stopped); it may or may not have been accepted, so it is not sent again.';
+
+const refOf = (row: EmailRow): ClaimRef => ({ project_id: row.project_id, id: row.id, attempts: row.attempts });
+
+/** Exponential backoff with jitter: 2 s, 4 s, 8 s … up to 30 minutes. */
+export function retryDelayMs(attempts: number): number {
+  const base = Math.min(BACKOFF_MAX_MS, BACKOFF_BASE_MS * 2 ** Math.max(0, attempts - 1));
+  return Math.round(base * (0.75 + Math.random() * 0.5));
+}
+
+type RunContext = { deps: Deps; transport: Transport; throttle: Throttle; keys: Map<string, Promise<DkimKey | undefined>> };
+
+/**
+ * Delivers due records until none is left or `budgetMs` has passed. Returns true when it stopped
+ * for the budget (more may be due). The transport lives for one run.
+ */
+export async function deliverDue(deps: Deps, throttle: Throttle, budgetMs: number): Promise<boolean> {
+  const context: RunContext = { deps, transport: transportFor(deps.config), throttle, keys: new Map() };
+  const started = Date.now();
+  try {
+    for (;;) {
+      const claimed = await claimDue(deps.db, BATCH, LEASE_SECONDS);
+      if (claimed.length) await deliverBatch(context, claimed);
+      if (claimed.length < BATCH) return false;
+      if (Date.now() - started > budgetMs) return true;
+    }
+  } finally {
+    context.transport.close();
+  }
+}
+
+async function deliverBatch(context: RunContext, claimed: EmailRow[]): Promise<void> {
+  // A record a dead worker had already handed to SMTP may have left: never again (contract §6).
+  const interrupted = context.transport.idempotent ? [] : claimed.filter((row) => row.handed_off_at !== null);
+  await finish(context, interrupted.map((row) => ({ ...refOf(row), status: 'FAILED', error: INTERRUPTED_ERROR })));
+  let held = claimed.filter((row) => !interrupted.includes(row));
+  while (held.length) {
+    const chunk = held.slice(0, CHUNK);
+    held = held.slice(CHUNK);
+    await deliverChunk(context, chunk, held);
+  }
+}
+
+async function deliverChunk(context: RunContext, chunk: EmailRow[], rest: EmailRow[]): Promise<void> {
+  const { deps } = context;
+  const settlements: Settlement[] = [];
+  const deferredPerProject = new Map<string, number>();
+  const going: EmailRow[] = [];
+  for (const row of chunk) {
+    const wait = context.throttle.take(row.project_id);
+    if (wait === 0) going.push(row);
+    else {
+      // Over the project's rate: back to the queue, spaced out, without counting as an attempt.
+      const k = deferredPerProject.get(row.project_id) ?? 0;
+      deferredPerProject.set(row.project_id, k + 1);
+      const retryAt = new Date(Date.now() + wait + (k * 1000) / Math.max(1, deps.config.sendRatePerSecond)).toISOString();
+      settlements.push({ ...refOf(row), status: 'QUEUED', error: null, retryAt, refund: true });
+    }
+  }
+  const attachments = await loadAttachments(deps.db, going.map(refOf));
+  const built = await Promise.all(going.map((row) => build(context, row, attachments).then((raw) => ({ row, raw }), (error: Error) => ({ row, error }))));
+  const ready = built.filter((b): b is { row: EmailRow; raw: Buffer } => 'raw' in b);
+  for (const failed of built.filter((b): b is { row: EmailRow; error: Error } => 'error' in b)) {
+    settlements.push({ ...refOf(failed.row), status: 'FAILED', error: `The message could not be built: ${failed.error.message}` });
+  }
+  // Committed before anything leaves: from here on, these records are never handed over again by SMTP.
+  const held = await markHandedOff(deps.db, ready.map((b) => refOf(b.row)), [...ready.map((b) => refOf(b.row)), ...rest.map(refOf)], LEASE_SECONDS);
+  const outcomes = await Promise.all(
+    ready
+      .filter((b) => held.has(b.row.id))
+      .map(async ({ row, raw }) => ({ row, outcome: await context.transport.deliver({ id: row.id, from: row.from_address, to: row.to_address, raw }) })),
+  );
+  for (const { row, outcome } of outcomes) settlements.push(settlementFor(row, outcome));
+  await finish(context, settlements);
+}
+
+function settlementFor(row: EmailRow, outcome: Outcome): Settlement {
+  const ref = refOf(row);
+  if (outcome.kind === 'delivered') return { ...ref, status: 'DELIVERED', error: null };
+  if (outcome.kind === 'bounced') return { ...ref, status: 'BOUNCED', error: outcome.error };
+  if (outcome.kind === 'failed') return { ...ref, status: 'FAILED', error: outcome.error };
+  if (Date.now() - new Date(row.created_at).getTime() >= GIVE_UP_MS) {
+    return { ...ref, status: 'FAILED', error: `Gave up after 24 hours of temporary failures; last: ${outcome.error}` };
+  }
+  return { ...ref, status: 'QUEUED', error: outcome.error, retryAt: new Date(Date.now() + retryDelayMs(row.attempts)).toISOString() };
+}
+
+async function build(context: RunContext, row: EmailRow, attachments: AttachmentRow[]): Promise<Buffer> {
+  const { deps } = context;
+  const keyId = `${row.project_id} ${row.from_address}`;
+  if (!context.keys.has(keyId)) context.keys.set(keyId, signingKeyFor(deps.db, row.project_id, row.from_address));
+  const key = await context.keys.get(keyId);
+  if (!key) throw new Error(`the sender domain of ${row.from_address} is no longer verified in this project`);
+  if (row.subject === null || row.html === null || row.text_body === null || row.message_id === null) throw new Error('the record has no rendered content');
+  const linkContext = { config: deps.config, projectId: row.project_id, emailId: row.id, contactId: row.contact_id, contentType: row.content_type };
+  const outgoing = await prepareOutgoing(deps.db, linkContext, { html: row.html, headers: row.headers });
+  return buildMessage(
+    {
+      messageId: row.message_id,
+      from: { address: row.from_address, name: row.from_name },
+      to: { address: row.to_address, name: row.to_name },
+      replyTo: row.reply_to,
+      subject: row.subject,
+      html: outgoing.html,
+      text: row.text_body,
+      headers: outgoing.headers,
+      attachments: attachments
+        .filter((a) => a.email_id === row.id)
+        .map((a) => ({ filename: a.filename, contentType: a.content_type, contentId: a.content_id, disposition: a.disposition, content: Buffer.from(a.content) })),
+    },
+    key,
+  );
+}
+
+/** Writes settlements, their events, and the suppressions of hard bounces, in one transaction. */
+async function finish(context: RunContext, settlements: Settlement[]): Promise<void> {
+  if (settlements.length === 0) return;
+  const { deps } = context;
+  await deps.db.transaction(async (tx) => {
+    const settled = await settle(tx, settlements);
+    const byProject = new Map<string, SettledRow[]>();
+    for (const row of settled) byProject.set(row.project_id, [...(byProject.get(row.project_id) ?? []), row]);
+    for (const [projectId, rows] of byProject) {
+      const bounced = rows.filter((row) => row.status === 'BOUNCED');
+      const unsubscribed = await suppressBounced(tx, projectId, bounced.map((row) => ({ email: row.to_address, contactId: row.contact_id })));
+      const events: EventInput[] = unsubscribed.map((contactId) => ({ contactId, name: 'contact.unsubscribed' }));
+      for (const row of rows) events.push(...eventsFor(row));
+      await recordEvents(tx, deps.queue, projectId, events);
+    }
+  });
+}
+
+/** contract §6 service events, with `data.emailId` and the ids of what sent it. */
+function eventsFor(row: SettledRow): EventInput[] {
+  if (row.contact_id === null) return [];
+  const data: Record<string, unknown> = { emailId: row.id };
+  if (row.template_id) data.templateId = row.template_id;
+  if (row.campaign_id) data.campaignId = row.campaign_id;
+  if (row.workflow_id) data.workflowId = row.workflow_id;
+  const event = (name: string, extra: Record<string, unknown> = {}): EventInput => ({ contactId: row.contact_id!, name, emailId: row.id, data: { ...data, ...extra } });
+  switch (row.status) {
+    case 'DELIVERED':
+      return [event('email.sent'), event('email.delivered')];
+    case 'BOUNCED':
+      return [event('email.bounced', { bounceType: 'hard', error: row.last_error })];
+    case 'FAILED':
+      return [event('email.failed', { error: row.last_error })];
+    default:
+      return [];
+  }
+}

@@ -1,0 +1,85 @@
+import { randomBytes } from 'node:crypto';
+import { mkdir, rename, writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import nodemailer from 'nodemailer';
+import type { Config } from '../config.ts';
+
+export type HandOff = { id: string; from: string; to: string; raw: Buffer };
+
+/**
+ * What became of one hand-off (contract §6 SMTP answers): `delivered` (2xx), `bounced` (5xx for
+ * the recipient: hard), `failed` (another permanent refusal), `retry` (4xx or no connection).
+ */
+export type Outcome = { kind: 'delivered' } | { kind: 'bounced' | 'failed' | 'retry'; error: string };
+
+export interface Transport {
+  /**
+   * True when handing the same record over twice has the effect of once: then a hand-off that a
+   * dead worker left unfinished is simply done again (docs/decisions/sending.md).
+   */
+  readonly idempotent: boolean;
+  deliver(message: HandOff): Promise<Outcome>;
+  close(): void;
+}
+
+/**
+ * SMTP_URL unset: each message becomes `<DATA_DIR>/outbox/<record-id>.eml` and counts as delivered.
+ * Written to a temporary name and renamed, so a reader never sees half a file, and a second write
+ * of the same record after a crash replaces the file instead of adding one.
+ */
+export class OutboxTransport implements Transport {
+  readonly idempotent = true;
+  private ready: Promise<unknown> | undefined;
+  constructor(private readonly dir: string) {}
+
+  async deliver(message: HandOff): Promise<Outcome> {
+    await (this.ready ??= mkdir(this.dir, { recursive: true }));
+    const final = join(this.dir, `${message.id}.eml`);
+    const temporary = join(this.dir, `.${message.id}.${randomBytes(4).toString('hex')}.tmp`);
+    await writeFile(temporary, message.raw);
+    await rename(temporary, final);
+    return { kind: 'delivered' };
+  }
+
+  close(): void {}
+}
+
+// Bounded so a hung relay cannot hold a record past its hand-off lease (delivery.service.ts).
+const SMTP_TIMEOUTS = { connectionTimeout: 15_000, greetingTimeout: 15_000, socketTimeout: 30_000 };
+export const SMTP_CONNECTIONS = 5;
+
+/** A pooled SMTP transport to SMTP_URL; one envelope recipient per message. */
+export class SmtpTransport implements Transport {
+  readonly idempotent = false;
+  private readonly transporter: nodemailer.Transporter;
+
+  constructor(url: string) {
+    this.transporter = nodemailer.createTransport({ url, pool: true, maxConnections: SMTP_CONNECTIONS, maxMessages: 1000, ...SMTP_TIMEOUTS } as never);
+  }
+
+  async deliver(message: HandOff): Promise<Outcome> {
+    try {
+      await this.transporter.sendMail({ envelope: { from: message.from, to: [message.to] }, raw: message.raw });
+      return { kind: 'delivered' };
+    } catch (error) {
+      return classify(error as Error & { command?: string; responseCode?: number; response?: string });
+    }
+  }
+
+  close(): void {
+    this.transporter.close();
+  }
+}
+
+function classify(error: Error & { command?: string; responseCode?: number; response?: string }): Outcome {
+  const text = (error.response ?? error.message).slice(0, 500);
+  const code = error.responseCode;
+  if (code === undefined || code < 500) return { kind: 'retry', error: code ? `SMTP ${code}: ${text}` : `Connection failed: ${text}` };
+  // A 5xx to RCPT TO refuses the recipient itself: a hard bounce. Other 5xx (MAIL FROM, DATA) fail the record only.
+  if (error.command === 'RCPT TO') return { kind: 'bounced', error: `SMTP ${code}: ${text}` };
+  return { kind: 'failed', error: `SMTP ${code}: ${text}` };
+}
+
+export function transportFor(config: Config): Transport {
+  return config.smtpUrl ? new SmtpTransport(config.smtpUrl) : new OutboxTransport(join(config.dataDir, 'outbox'));
+}

@@ -1,0 +1,111 @@
+import type { Queryable } from '../db/index.ts';
+
+export const EMAIL_STATUSES = ['QUEUED', 'SENDING', 'SENT', 'DELIVERED', 'OPENED', 'CLICKED', 'BOUNCED', 'COMPLAINED', 'FAILED', 'SUPPRESSED'] as const;
+export type EmailStatus = (typeof EMAIL_STATUSES)[number];
+export type SourceType = 'TRANSACTIONAL' | 'CAMPAIGN' | 'WORKFLOW';
+export type ContentType = 'TRANSACTIONAL' | 'MARKETING' | 'HEADLESS';
+
+/** An emails row as the queries select it (migrations/0008_emails.sql). */
+export type EmailRow = {
+  project_id: string;
+  id: string;
+  contact_id: string | null;
+  to_address: string;
+  to_name: string | null;
+  from_address: string;
+  from_name: string | null;
+  reply_to: string | null;
+  subject: string | null;
+  html: string | null;
+  text_body: string | null;
+  headers: Record<string, string>;
+  status: EmailStatus;
+  source_type: SourceType;
+  campaign_id: string | null;
+  template_id: string | null;
+  workflow_id: string | null;
+  content_type: ContentType;
+  message_id: string | null;
+  attempts: number;
+  next_attempt_at: Date | string;
+  handed_off_at: Date | string | null;
+  last_error: string | null;
+  created_at: Date | string;
+  sent_at: Date | string | null;
+  delivered_at: Date | string | null;
+  opened_at: Date | string | null;
+  clicked_at: Date | string | null;
+  bounced_at: Date | string | null;
+  complained_at: Date | string | null;
+  opens: number;
+  clicks: number;
+};
+
+/** One record to create; `status` QUEUED, or SUPPRESSED with `last_error` saying why. */
+export type NewEmail = {
+  id: string;
+  contact_id: string | null;
+  to_address: string;
+  to_name: string | null;
+  from_address: string;
+  from_name: string | null;
+  reply_to: string | null;
+  subject: string;
+  html: string;
+  text_body: string;
+  headers: Record<string, string>;
+  status: 'QUEUED' | 'SUPPRESSED';
+  source_type: SourceType;
+  campaign_id: string | null;
+  template_id: string | null;
+  workflow_id: string | null;
+  content_type: ContentType;
+  message_id: string;
+  last_error: string | null;
+};
+
+/** Inserts every record of a send in one statement (design.md: few statements per request). */
+export async function insertEmails(tx: Queryable, projectId: string, emails: NewEmail[]): Promise<void> {
+  if (emails.length === 0) return;
+  await tx.query(
+    `INSERT INTO emails (project_id, id, contact_id, to_address, to_name, from_address, from_name, reply_to, subject, html,
+       text_body, headers, status, source_type, campaign_id, template_id, workflow_id, content_type, message_id, last_error)
+     SELECT $1, r.id, r.contact_id, r.to_address, r.to_name, r.from_address, r.from_name, r.reply_to, r.subject, r.html,
+       r.text_body, coalesce(r.headers, '{}'::jsonb), r.status, r.source_type, r.campaign_id, r.template_id, r.workflow_id,
+       r.content_type, r.message_id, r.last_error
+     FROM jsonb_to_recordset($2::jsonb) AS r(id uuid, contact_id uuid, to_address text, to_name text, from_address text,
+       from_name text, reply_to text, subject text, html text, text_body text, headers jsonb, status text, source_type text,
+       campaign_id uuid, template_id uuid, workflow_id uuid, content_type text, message_id text, last_error text)`,
+    [projectId, JSON.stringify(emails)],
+  );
+}
+
+export type NewAttachment = { filename: string; contentType: string; contentId: string | null; disposition: 'attachment' | 'inline'; base64: string };
+
+/**
+ * The same attachments for each of `emailIds`, in one statement: the base64 travels once and is
+ * decoded by the database, so a 10 MB attachment is not re-encoded per recipient in the process.
+ */
+export async function insertAttachments(tx: Queryable, projectId: string, emailIds: string[], attachments: NewAttachment[]): Promise<void> {
+  if (emailIds.length === 0 || attachments.length === 0) return;
+  await tx.query(
+    `INSERT INTO email_attachments (project_id, email_id, position, filename, content_type, content_id, disposition, content)
+     SELECT $1, e.id, a.position - 1, a.item->>'filename', a.item->>'contentType', a.item->>'contentId', a.item->>'disposition',
+       decode(a.item->>'base64', 'base64')
+     FROM unnest($2::uuid[]) AS e(id)
+     CROSS JOIN jsonb_array_elements($3::jsonb) WITH ORDINALITY AS a(item, position)`,
+    [projectId, emailIds, JSON.stringify(attachments)],
+  );
+}
+
+/** The lower-cased addresses among `emails` on the project's suppression list. */
+export async function findSuppressed(db: Queryable, projectId: string, emails: string[]): Promise<Set<string>> {
+  if (emails.length === 0) return new Set();
+  const rows = await db.query<{ email: string }>('SELECT email FROM suppressions WHERE project_id = $1 AND email = ANY($2::text[])', [projectId, emails]);
+  return new Set(rows.map((row) => row.email));
+}
+
+export async function findEmail(db: Queryable, projectId: string, id: string): Promise<EmailRow | undefined> {
+  const rows = await db.query<EmailRow>('SELECT * FROM emails WHERE project_id = $1 AND id = $2', [projectId, id]);
+  return rows[0];
+}

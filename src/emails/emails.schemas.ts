@@ -1,0 +1,58 @@
+import { z } from 'zod';
+import { EMAIL_STATUSES, type EmailRow } from './emails.queries.ts';
+
+export const emailIdParams = z.object({ id: z.uuid() });
+
+/** contract §6: the email record of GET /emails/{id}. */
+export const emailSchema = z.object({
+  id: z.uuid(),
+  contactId: z.uuid().nullable(),
+  to: z.string(),
+  from: z.string(),
+  subject: z.string().nullable(),
+  status: z.enum(EMAIL_STATUSES),
+  sourceType: z.enum(['TRANSACTIONAL', 'CAMPAIGN', 'WORKFLOW']),
+  campaignId: z.uuid().nullable(),
+  templateId: z.uuid().nullable(),
+  workflowId: z.uuid().nullable(),
+  messageId: z.string().nullable(),
+  createdAt: z.string(),
+  sentAt: z.string().nullable(),
+  deliveredAt: z.string().nullable(),
+  openedAt: z.string().nullable(),
+  clickedAt: z.string().nullable(),
+  bouncedAt: z.string().nullable(),
+  complainedAt: z.string().nullable(),
+  opens: z.number().int(),
+  clicks: z.number().int(),
+  error: z.string().nullable(),
+});
+export type Email = z.infer<typeof emailSchema>;
+
+const iso = (value: Date | string | null) => (value === null ? null : (value instanceof Date ? value : new Date(value)).toISOString());
+
+export function toEmail(row: EmailRow): Email {
+  return {
+    id: row.id,
+    contactId: row.contact_id,
+    to: row.to_address,
+    from: row.from_address,
+    subject: row.subject,
+    status: row.status,
+    sourceType: row.source_type,
+    campaignId: row.campaign_id,
+    templateId: row.template_id,
+    workflowId: row.workflow_id,
+    messageId: row.message_id,
+    createdAt: iso(row.created_at)!,
+    sentAt: iso(row.sent_at),
+    deliveredAt: iso(row.delivered_at),
+    openedAt: iso(row.opened_at),
+    clickedAt: iso(row.clicked_at),
+    bouncedAt: iso(row.bounced_at),
+    complainedAt: iso(row.complained_at),
+    opens: row.opens,
+    clicks: row.clicks,
+    error: row.last_error,
+  };
+}

@@ -1,0 +1,27 @@
+import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
+import type { Deps } from '../deps.ts';
+import { projectOf } from '../http/auth.ts';
+import { sendBody, sendResponse } from './send.schemas.ts';
+import { sendEmails } from './send.service.ts';
+
+// 10 MB of attachments is ~13.4 MB of base64, plus the body and the JSON around it (api.md Limits).
+const SEND_BODY_LIMIT = 16 * 1024 * 1024;
+
+/** api.md POST /v1/send (secret key): records and queues every recipient; delivery runs in the worker. */
+export const sendRoutes: FastifyPluginAsyncZod<Deps> = async (app, deps) => {
+  app.post(
+    '/v1/send',
+    {
+      bodyLimit: SEND_BODY_LIMIT,
+      config: { auth: 'secret', idempotent: true },
+      schema: {
+        tags: ['send'],
+        security: [{ apiKey: [] }],
+        summary: 'Send an email to one or more recipients, with a template or inline content',
+        body: sendBody,
+        response: { 200: sendResponse },
+      },
+    },
+    async (request) => ({ success: true as const, data: await sendEmails(deps, projectOf(request).id, request.body) }),
+  );
+};
