@@ -207,6 +207,26 @@ describe('POST /webhooks/ses (Amazon SNS → SES feedback)', () => {
     assert.equal(sns.requests.length, count, 'nothing else was visited');
   });
 
+  test('Amazon unreachable (certificate or SubscribeURL) → 503, so SNS delivers again; nothing changes', async () => {
+    const sent = await sentEmail();
+    server.deps.sns.useTransport(async () => {
+      throw new Error('connect ECONNREFUSED');
+    });
+    const notification = sns.notification(sesNotification('Bounce', sent.messageId, sent.to));
+    try {
+      const res = await post(notification);
+      assert.equal(res.status, 503, res.text);
+      assert.equal(res.body.error.code, 'SERVICE_UNAVAILABLE');
+    } finally {
+      server.deps.sns.useTransport(sns.transport);
+    }
+    assert.equal((await record(sent)).status, 'SENT');
+    const refusing = sns.subscriptionConfirmation('SubscriptionConfirmation', 'https://sns.eu-west-1.amazonaws.com/?Action=Other');
+    assert.equal((await post(refusing)).status, 503, 'a SubscribeURL answering 404 is not a confirmation');
+    // SNS's redelivery after the outage is applied: the failed attempt was not recorded as processed.
+    assert.equal((await post(notification)).body.result, 'applied');
+  });
+
   test('malformed bodies → 400; an unknown Message-ID or another SES event type → 200 and ignored', async () => {
     assert.equal((await post('{"Type":')).status, 400);
     assert.equal((await post('{}')).status, 400);
