@@ -87,7 +87,7 @@ export class FakeSns {
 }
 
 /** An SES notification (the feedback format) about the message whose Message-ID header is `messageId`. */
-export function sesNotification(type: 'Bounce' | 'Complaint' | 'Delivery', messageId: string, recipient: string, extra: Record<string, unknown> = {}) {
+export function sesNotification(type: 'Bounce' | 'Complaint' | 'Delivery', messageId: string, recipient: string, extra: Record<string, unknown> = {}): Record<string, any> {
   const timestamp = new Date().toISOString();
   const details: Record<string, unknown> = {
     Bounce: { bounce: { bounceType: 'Permanent', bounceSubType: 'General', bouncedRecipients: [{ emailAddress: recipient, diagnosticCode: 'smtp; 550 5.1.1 user unknown' }], timestamp, feedbackId: randomUUID() } },
