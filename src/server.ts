@@ -1,6 +1,7 @@
 import type { FastifyInstance } from 'fastify';
 import { pino, type Logger } from 'pino';
 import { buildApp } from './app.ts';
+import { RATE_LIMIT_WINDOW_SECONDS } from './http/rate-limit.ts';
 import { ApiKeyResolver } from './auth/api-keys.ts';
 import { SessionTokens } from './auth/sessions.ts';
 import type { Config } from './config.ts';
@@ -24,7 +25,7 @@ export type RunningServer = {
 export async function startServer(config: Config, log: Logger = pino({ level: config.logLevel })): Promise<RunningServer> {
   const db = await openDatabase(config);
   const queue = new JobQueue(db, log);
-  const keys = new ApiKeyResolver(db);
+  const keys = new ApiKeyResolver(db, RATE_LIMIT_WINDOW_SECONDS * 1000);
   const deps: Deps = { config, db, queue, keys, sessions: new SessionTokens(config.sessionSecret), log, sns: new SnsClient() };
   let app: FastifyInstance | undefined;
   try {
@@ -38,6 +39,7 @@ export async function startServer(config: Config, log: Logger = pino({ level: co
     // Release what was opened, so a failed start leaves no handles keeping the process alive.
     await app?.close().catch(() => {});
     await queue.stop(1).catch(() => {});
+    await keys.close().catch(() => {});
     await db.close().catch(() => {});
     throw error;
   }
@@ -56,6 +58,7 @@ export async function startServer(config: Config, log: Logger = pino({ level: co
       (closing ??= (async () => {
         await http.close();
         await queue.stop(config.shutdownTimeoutSeconds);
+        await keys.close();
         await db.close();
       })()),
   };

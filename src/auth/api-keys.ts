@@ -1,5 +1,8 @@
 import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
-import type { Db } from '../db/index.ts';
+import pg from 'pg';
+import type { Db, Queryable } from '../db/index.ts';
+import type { PostgresDb } from '../db/postgres.ts';
+import { findProjectByKeyHash, findProjectByKeyHashAndCount, type KeyRow } from './auth.queries.ts';
 
 export type KeyType = 'public' | 'secret';
 
@@ -27,60 +30,93 @@ type CachedKey = ResolvedKey & { key: string };
 
 const MAX_CACHED_KEYS = 10_000;
 
+/** A request counted against its project's rate limit while its key was checked (PostgreSQL). */
+export type RequestCount = { count: number; msLeft: number };
+
 /**
  * Resolves API keys to projects.
  *
  * On the embedded database one process owns the data, so every change of keys or status passes
  * through this process: keys are cached and `forget` (called right after the change commits)
- * keeps the cache exact. On PostgreSQL several processes share the data and a key must stop
- * working everywhere at once (api.md Authentication 7), so every request looks its key up: one
- * unique-index probe. A cache invalidated by LISTEN/NOTIFY was tried and raced: PostgreSQL
- * delivers a notification after COMMIT returns, so another process could still accept the old
- * key for a moment after the rotation had been answered.
+ * keeps the cache exact; the rate limit is counted in memory (http/rate-limit.ts).
+ *
+ * On PostgreSQL several processes share the data and a key must stop working everywhere at once
+ * (api.md Authentication 7), so every request checks its key in the database, and the same
+ * statement counts it against the project's rate limit (contract §13): one round trip for both.
+ * That statement runs on its own small pool with synchronous_commit off, because every request of
+ * a project updates the same counter row and waiting for a WAL flush each time serialised them;
+ * a crash may forget the last few milliseconds of counts, never a key change (those commit on the
+ * main pool). A cache invalidated by LISTEN/NOTIFY was tried and raced: NOTIFY is delivered after
+ * COMMIT returns, so another process could accept a rotated key once.
  */
 export class ApiKeyResolver {
   private readonly cache = new Map<string, CachedKey>();
-  private readonly cacheable: boolean;
   // Bumped on every invalidation: a lookup that raced with one must not cache what it read.
   private generation = 0;
+  private readonly counterPool: pg.Pool | undefined;
 
-  constructor(private readonly db: Db) {
-    this.cacheable = db.kind === 'pglite';
+  constructor(
+    private readonly db: Db,
+    private readonly rateLimitWindowMs: number,
+  ) {
+    if (db.kind === 'postgres') {
+      this.counterPool = new pg.Pool({ connectionString: (db as PostgresDb).connectionString, max: 4, options: '-c synchronous_commit=off' });
+      this.counterPool.on('error', () => {});
+    }
   }
 
-  async resolve(key: string): Promise<ResolvedKey | undefined> {
+  /** The project of `key`, or undefined for an unknown key. On PostgreSQL, `usage` is this request's count. */
+  async resolve(key: string): Promise<(ResolvedKey & { usage?: RequestCount }) | undefined> {
     const keyType = keyTypeOf(key);
     if (!keyType || key.length > 200) return undefined;
     const hash = hashKey(key);
-    const cached = this.cache.get(hash) ?? (await this.load(hash, keyType));
-    if (!cached) return undefined;
+    const found = this.counterPool ? await this.loadAndCount(hash, keyType) : (this.cache.get(hash) ?? (await this.load(hash, keyType)));
+    if (!found) return undefined;
     // The lookup is by hash; compare the key itself in constant time as well.
-    const a = Buffer.from(cached.key);
+    const a = Buffer.from(found.key);
     const b = Buffer.from(key);
     if (a.length !== b.length || !timingSafeEqual(a, b)) return undefined;
-    return cached;
+    return found;
   }
 
-  /** Drops a project's cached keys; call it after any change of a project's keys or status commits. */
+  /** Drops a project's cached keys; call it after any change of a project's keys, status or name commits. */
   forget(projectId: string): void {
     this.generation++;
     for (const [hash, entry] of this.cache) if (entry.projectId === projectId) this.cache.delete(hash);
   }
 
+  async close(): Promise<void> {
+    await this.counterPool?.end();
+  }
+
+  private async loadAndCount(hash: string, keyType: KeyType) {
+    const row = await findProjectByKeyHashAndCount(wrapPool(this.counterPool!), keyType, hash, this.rateLimitWindowMs);
+    if (!row) return undefined;
+    const usage = row.points === null ? undefined : { count: row.points, msLeft: Math.max(Number(row.ms_left), 0) };
+    return { ...toCachedKey(row, keyType), usage };
+  }
+
   private async load(hash: string, keyType: KeyType): Promise<CachedKey | undefined> {
     const generation = this.generation;
-    const column = keyType === 'public' ? 'public_key_hash' : 'secret_key_hash';
-    const keyColumn = keyType === 'public' ? 'public_key' : 'secret_key';
-    const rows = await this.db.query<{ id: string; name: string; key: string; disabled: boolean; disabled_reason: string | null }>(
-      `SELECT id, name, ${keyColumn} AS key, disabled, disabled_reason FROM projects WHERE ${column} = $1`,
-      [hash],
-    );
-    const row = rows[0];
+    const row = await findProjectByKeyHash(this.db, keyType, hash);
     if (!row) return undefined;
-    const entry: CachedKey = { projectId: row.id, projectName: row.name, keyType, disabled: row.disabled, disabledReason: row.disabled_reason, key: row.key };
-    if (!this.cacheable || generation !== this.generation) return entry;
+    const entry = toCachedKey(row, keyType);
+    if (generation !== this.generation) return entry;
     if (this.cache.size >= MAX_CACHED_KEYS) this.cache.delete(this.cache.keys().next().value!);
     this.cache.set(hash, entry);
     return entry;
   }
+}
+
+function toCachedKey(row: KeyRow, keyType: KeyType): CachedKey {
+  return { projectId: row.id, projectName: row.name, keyType, disabled: row.disabled, disabledReason: row.disabled_reason, key: row.key };
+}
+
+function wrapPool(pool: pg.Pool): Queryable {
+  return {
+    query: async <T>(text: string, params?: readonly unknown[]) => (await pool.query(text, params as unknown[])).rows as T[],
+    exec: async (text: string) => {
+      await pool.query(text);
+    },
+  };
 }

@@ -1,6 +1,6 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import fp from 'fastify-plugin';
-import type { ApiKeyResolver, KeyType } from '../auth/api-keys.ts';
+import { type ApiKeyResolver, type KeyType, keyTypeOf, type RequestCount } from '../auth/api-keys.ts';
 import { findMembership, type Role, userExists } from '../auth/auth.queries.ts';
 import { SESSION_COOKIE, type SessionTokens } from '../auth/sessions.ts';
 import type { Db } from '../db/index.ts';
@@ -36,6 +36,8 @@ declare module 'fastify' {
   interface FastifyRequest {
     project: ProjectContext | undefined;
     user: UserContext | undefined;
+    /** On PostgreSQL, this request's rate-limit count, taken while its key was checked. */
+    requestCount: RequestCount | undefined;
   }
 }
 
@@ -64,23 +66,28 @@ function bearerToken(request: FastifyRequest): string | undefined {
 export const authPlugin = fp(async (app: FastifyInstance, deps: AuthDeps) => {
   app.decorateRequest('project', undefined);
   app.decorateRequest('user', undefined);
+  app.decorateRequest('requestCount', undefined);
 
   async function authenticateKey(request: FastifyRequest, token: string | undefined, allowed: KeyType) {
     if (!token) {
       throw new AppError('INVALID_API_KEY', { message: 'Missing API key: send Authorization: Bearer <key>.' });
     }
-    const resolved = await deps.keys.resolve(token);
-    if (!resolved) throw new AppError('INVALID_API_KEY');
-    if (resolved.keyType !== allowed) {
+    // The prefix tells the key's type: a key of the wrong type is refused before any lookup, so it
+    // counts against no project's rate limit.
+    const keyType = keyTypeOf(token);
+    if (keyType && keyType !== allowed) {
       throw new AppError('INVALID_API_KEY', {
         message: allowed === 'public' ? 'This endpoint takes the public key (pk_…).' : 'This endpoint takes the secret key (sk_…).',
         suggestion: allowed === 'public' ? 'Use your project public key; it is safe in client-side code.' : 'Use your project secret key from a server.',
       });
     }
+    const resolved = await deps.keys.resolve(token);
+    if (!resolved) throw new AppError('INVALID_API_KEY');
     if (resolved.disabled) {
       throw new AppError('PROJECT_DISABLED', { details: resolved.disabledReason ? { reason: resolved.disabledReason } : undefined });
     }
     request.project = { id: resolved.projectId, name: resolved.projectName, via: resolved.keyType };
+    request.requestCount = resolved.usage;
   }
 
   async function authenticateSession(request: FastifyRequest) {

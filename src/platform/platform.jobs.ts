@@ -1,6 +1,7 @@
 import type { Deps } from '../deps.ts';
 import { deleteExpiredIdempotencyKeys } from '../http/idempotency.queries.ts';
 import type { JobDefinition } from '../jobs/queue.ts';
+import { deleteStaleRequestCounters } from './platform.queries.ts';
 
 export const CLEANUP_JOB = 'platform.cleanup';
 // Hourly, off the top of the hour where other schedules bunch up.
@@ -10,7 +11,8 @@ const BATCH = 5000;
 
 /**
  * Housekeeping for the platform's own tables. Expired Idempotency-Keys are already reclaimed when
- * reused (idempotency.queries.ts); this removes the ones nobody reuses.
+ * reused (idempotency.queries.ts); this removes the ones nobody reuses, and the rate-limit
+ * counters of projects that sent nothing for an hour (or no longer exist).
  */
 export function platformJobs(deps: Deps): JobDefinition[] {
   return [
@@ -26,6 +28,7 @@ export function platformJobs(deps: Deps): JobDefinition[] {
           total += deleted;
         } while (deleted === BATCH);
         if (total) deps.log.info({ deleted: total }, 'expired idempotency keys removed');
+        await deleteStaleRequestCounters(deps.db);
       },
     },
   ];
