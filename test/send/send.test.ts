@@ -8,18 +8,7 @@ import { type DnsServer, startDnsServer } from '../kit/dns.ts';
 import { verifiedDomain } from '../kit/domains.ts';
 import { type SmtpSink, startSmtpSink } from '../kit/smtp.ts';
 import { startTestServer, type TestServer } from '../kit/server.ts';
-
-/** Waits until GET /emails/{id} reports one of `statuses`. */
-export async function waitForStatus(api: { get: (path: string) => Promise<{ status: number; body: any; text: string }> }, id: string, statuses: string[], timeoutMs = 15_000) {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const res = await api.get(`/emails/${id}`);
-    assert.equal(res.status, 200, res.text);
-    if (statuses.includes(res.body.status)) return res.body;
-    if (Date.now() > deadline) assert.fail(`email ${id} is ${res.body.status}, expected ${statuses.join('|')}`);
-    await new Promise((resolve) => setTimeout(resolve, 100));
-  }
-}
+import { waitForStatus } from './emails.ts';
 
 describe('POST /v1/send delivered over SMTP (api.md /v1/send; contract §6)', () => {
   let dns: DnsServer;
