@@ -1,5 +1,5 @@
-import { isIP } from 'node:net';
-import { lookup, Resolver } from 'node:dns/promises';
+import type { Resolver } from 'node:dns/promises';
+import { createResolver } from '../dns/resolver.ts';
 import type { Config } from '../config.ts';
 
 /**
@@ -18,7 +18,6 @@ export interface TxtResolver {
 }
 
 // Contract §7: lookups time out after 5 seconds, and one try is one timeout.
-const RESOLVER_OPTIONS = { timeout: 5000, tries: 1 };
 const ABSENT_CODES = new Set(['ENODATA', 'ENOTFOUND']);
 
 /**
@@ -38,11 +37,7 @@ export function dnsFor(config: Config): TxtResolver {
 export function createTxtResolver(servers: readonly string[]): TxtResolver {
   let ready: Promise<Resolver> | undefined;
   const resolverReady = () =>
-    (ready ??= (async () => {
-      const resolver = new Resolver(RESOLVER_OPTIONS);
-      if (servers.length) resolver.setServers(await Promise.all(servers.map(toServerAddress)));
-      return resolver;
-    })().catch((error) => {
+    (ready ??= createResolver(servers).catch((error) => {
       ready = undefined; // a name that failed to resolve is tried again at the next lookup
       throw error;
     }));
@@ -64,25 +59,4 @@ export function createTxtResolver(servers: readonly string[]): TxtResolver {
       }
     },
   };
-}
-
-/**
- * `host[:port]` → the `ip[:port]` / `[ipv6]:port` form node's setServers accepts (it takes only IP
- * addresses). A host name is looked up once through the system resolver.
- */
-export async function toServerAddress(server: string): Promise<string> {
-  const bracketed = /^\[([0-9a-fA-F:.]+)\](?::(\d+))?$/.exec(server);
-  if (bracketed) return bracketed[2] ? `[${bracketed[1]}]:${bracketed[2]}` : bracketed[1]!;
-  if (isIP(server) === 6) return server;
-  const [host, port] = server.split(':') as [string, string | undefined];
-  let address = host;
-  if (!isIP(host)) {
-    try {
-      address = (await lookup(host)).address;
-    } catch (error) {
-      throw new Error(`DNS_SERVERS: cannot resolve the DNS server name "${host}" (${(error as NodeJS.ErrnoException).code ?? error})`);
-    }
-  }
-  const ip = isIP(address) === 6 ? `[${address}]` : address;
-  return port ? `${ip}:${port}` : ip;
 }

@@ -1,5 +1,5 @@
-import { isIP } from 'node:net';
-import { lookup, Resolver } from 'node:dns/promises';
+import type { Resolver } from 'node:dns/promises';
+import { createResolver, DNS_TIMEOUT_MS } from '../dns/resolver.ts';
 
 /** The DNS lookups of /v1/verify (contract §8 steps 7–9), cached for their TTL. */
 
@@ -27,7 +27,6 @@ export interface MailDns {
 
 // Contract §7: a lookup times out after 5 seconds, one try. c-ares can take longer than its own
 // timeout for the first query to a silent server (about 6 s here), so a deadline of our own bounds it.
-const TIMEOUT_MS = 5000;
 // resolveNs/resolveMx do not report TTLs; their answers are kept this long.
 const DEFAULT_TTL_SECONDS = 60;
 const MAX_TTL_SECONDS = 3600;
@@ -46,11 +45,7 @@ export function createMailDns(servers: readonly string[], options: { maxEntries?
   let resolver: Promise<Resolver> | undefined;
 
   const ready = () =>
-    (resolver ??= (async () => {
-      const instance = new Resolver({ timeout: TIMEOUT_MS, tries: 1 });
-      if (servers.length) instance.setServers(await Promise.all(servers.map(toServerAddress)));
-      return instance;
-    })().catch((error) => {
+    (resolver ??= createResolver(servers).catch((error) => {
       resolver = undefined; // a DNS server name that did not resolve is tried again next time
       throw error;
     }));
@@ -100,7 +95,7 @@ export function createMailDns(servers: readonly string[], options: { maxEntries?
         }
       })();
       const deadline = new Promise<never>((_, reject) => {
-        timer = setTimeout(() => reject(Object.assign(new Error('DNS lookup timed out'), { code: 'ETIMEOUT' })), TIMEOUT_MS);
+        timer = setTimeout(() => reject(Object.assign(new Error('DNS lookup timed out'), { code: 'ETIMEOUT' })), DNS_TIMEOUT_MS);
       });
       lookupRecords.catch(() => {}); // after the deadline its rejection has no one to tell
       const { records, ttl } = await Promise.race([lookupRecords, deadline]);
@@ -125,15 +120,4 @@ export function createMailDns(servers: readonly string[], options: { maxEntries?
       resolver?.then((instance) => instance.cancel()).catch(() => {});
     },
   };
-}
-
-/** `host[:port]` → the `ip[:port]` or `[ipv6]:port` form that setServers accepts (IP addresses only). */
-async function toServerAddress(server: string): Promise<string> {
-  const bracketed = /^\[([0-9a-fA-F:.]+)\](?::(\d+))?$/.exec(server);
-  if (bracketed) return bracketed[2] ? `[${bracketed[1]}]:${bracketed[2]}` : bracketed[1]!;
-  if (isIP(server) === 6) return server;
-  const [host, port] = server.split(':') as [string, string | undefined];
-  const address = isIP(host) ? host : (await lookup(host)).address;
-  const ip = isIP(address) === 6 ? `[${address}]` : address;
-  return port ? `${ip}:${port}` : ip;
 }

@@ -5,7 +5,7 @@ import { createSocket, type Socket } from 'node:dgram';
 import { after, before, describe, test } from 'node:test';
 import { dkimVerify } from 'mailauth/lib/dkim/verify.js';
 import nodemailer from 'nodemailer';
-import { toServerAddress } from '../../src/domains/dns.ts';
+import { toServerAddress } from '../../src/dns/resolver.ts';
 import { assertSenderAllowed, signingKeyFor } from '../../src/domains/domains.service.ts';
 import { createProject } from '../kit/accounts.ts';
 import { type DnsServer, startDnsServer } from '../kit/dns.ts';
