@@ -55,8 +55,7 @@ const toField = z.unknown().transform((value, ctx): Array<{ email: string; name?
 
 // Headers the service writes itself (contract §6 message shape); a custom one would duplicate or forge them.
 const RESERVED_HEADERS = new Set(['from', 'to', 'cc', 'bcc', 'reply-to', 'sender', 'subject', 'date', 'message-id', 'mime-version',
-  'content-type', 'content-transfer-encoding', 'content-disposition', 'content-id', 'dkim-signature', 'return-path',
-  'list-unsubscribe', 'list-unsubscribe-post']);
+  'content-type', 'content-transfer-encoding', 'content-disposition', 'content-id', 'dkim-signature', 'return-path']);
 
 const headerName = z.string().min(1).max(200).regex(/^[!-9;-~]+$/, 'Header names are printable ASCII without spaces or colons.');
 

@@ -94,6 +94,24 @@ describe('delivery over SMTP: bounces, suppression, retries (contract §6)', () 
     const sent = await project.api.post('/v1/send', { to: inn, template: template.body.id, subscribed: true });
     await waitForStatus(project.api, sent.body.data.emails[0].email, ['DELIVERED']);
     assert.equal(sink.messages.filter((m) => m.envelope.to.includes(out)).length, 0);
+    // MARKETING mail carries RFC 8058 one-click unsubscribe headers, and is tracked.
+    const message = sink.messages.find((m) => m.envelope.to.includes(inn))!;
+    assert.match(message.raw.toString(), /\r\nList-Unsubscribe:\s*<http[^>]+>\r\n/);
+    assert.match(message.raw.toString(), /\r\nList-Unsubscribe-Post: List-Unsubscribe=One-Click\r\n/);
+    assert.match(String(message.parsed.html), /<img[^>]+width="1"/);
+  });
+
+  test('HEADLESS mail is sent exactly as rendered: no pixel, no rewritten links, no List-Unsubscribe', async () => {
+    const { project, from } = await setup();
+    const body = '<p>Read <a href="https://example.com/doc">the doc</a></p>';
+    const template = await project.api.post('/templates', { name: 'Raw', subject: 'Raw', body, from, type: 'HEADLESS' });
+    assert.equal(template.status, 201, template.text);
+    const to = uniqueEmail('headless');
+    const res = await project.api.post('/v1/send', { to, template: template.body.id });
+    await waitForStatus(project.api, res.body.data.emails[0].email, ['DELIVERED']);
+    const message = sink.messages.find((m) => m.envelope.to.includes(to))!;
+    assert.equal(String(message.parsed.html).trim(), body);
+    assert.doesNotMatch(message.raw.toString(), /List-Unsubscribe/i);
   });
 });
 
