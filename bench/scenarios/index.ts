@@ -4,6 +4,7 @@ import { authWhoami } from './auth-whoami.ts';
 import { contactsImport } from './contacts-import.ts';
 import { contactsDeepPage, contactsFirstPage } from './contacts-list.ts';
 import { helloWorld } from './hello-world.ts';
+import { deliveryRate, sendAccepted } from './send.ts';
 import { trackExisting, trackNew } from './track.ts';
 
 /** Every scenario `npm run bench` runs, in order. Add one line per new scenario. */
@@ -16,4 +17,6 @@ export const SCENARIOS: Scenario[] = [
   contactsImport,
   contactsFirstPage,
   contactsDeepPage,
+  sendAccepted,
+  deliveryRate,
 ];

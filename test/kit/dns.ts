@@ -83,7 +83,7 @@ function rdata(type: RecordType, value: unknown): Record<string, unknown> {
  * name (or a parent of one: an empty non-terminal) without the asked type answers NOERROR with no
  * records. A CNAME is followed within the server's own records, as a resolver would.
  */
-export async function startDnsServer(options: { ttl?: number } = {}): Promise<DnsServer> {
+export async function startDnsServer(options: { ttl?: number; port?: number } = {}): Promise<DnsServer> {
   const ttl = options.ttl ?? 60;
   const zone = new Map<string, Map<RecordType, unknown[]>>();
   const silent = new Set<string>();
@@ -126,7 +126,7 @@ export async function startDnsServer(options: { ttl?: number } = {}): Promise<Dn
     send(answer(request)).catch(() => {});
   };
 
-  const { udp, tcp } = await listenOnOnePort(handle as never);
+  const { udp, tcp } = await listenOnOnePort(handle as never, options.port ?? 0);
 
   return {
     port: udp.address().port,
@@ -164,13 +164,13 @@ export async function startDnsServer(options: { ttl?: number } = {}): Promise<Dn
 }
 
 /**
- * UDP on a free port, TCP on the same number (a resolver retries a truncated UDP answer over TCP
- * on the same server). If that TCP port is taken, another UDP port is tried.
+ * UDP on a free port (or `fixedPort`), TCP on the same number (a resolver retries a truncated UDP
+ * answer over TCP on the same server). If that TCP port is taken, another UDP port is tried.
  */
-async function listenOnOnePort(handle: Parameters<typeof dns2.createUDPServer>[0]) {
+async function listenOnOnePort(handle: Parameters<typeof dns2.createUDPServer>[0], fixedPort: number) {
   for (let attempt = 0; ; attempt++) {
     const udp = dns2.createUDPServer(handle);
-    await udp.listen(0, '127.0.0.1');
+    await udp.listen(fixedPort, '127.0.0.1');
     const port = (udp.address() as AddressInfo).port;
     const tcp = dns2.createTCPServer(handle as never);
     tcp.on('requestError', () => {});
@@ -193,7 +193,7 @@ async function listenOnOnePort(handle: Parameters<typeof dns2.createUDPServer>[0
       return { udp, tcp: { close: closeTcp } };
     } catch (error) {
       await new Promise<void>((resolve) => udp.close(() => resolve()));
-      if (attempt >= 10) throw error;
+      if (attempt >= 10 || fixedPort) throw error;
     }
   }
 }

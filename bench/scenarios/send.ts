@@ -1,0 +1,107 @@
+import { constants, generateKeyPairSync, sign } from 'node:crypto';
+import { type DnsServer, startDnsServer } from '../../test/kit/dns.ts';
+import { verifiedDomain } from '../../test/kit/domains.ts';
+import type { BenchContext, Measurement, Scenario } from '../scenario.ts';
+import { startSmtpCounter } from '../smtp-counter.ts';
+
+// Fixed ports: the server's DNS_SERVERS and SMTP_URL are set before the peers exist.
+const DNS_PORT = 53535;
+const SMTP_PORT = 52525;
+const DELIVERIES = Number(process.env.BENCH_DELIVERIES ?? 20_000);
+const RECIPIENTS_PER_REQUEST = 50;
+
+type SenderState = { dns: DnsServer; from: string };
+
+/** A verified sender domain in the bench project, its DKIM record served by a local DNS server. */
+async function verifiedSender(ctx: BenchContext): Promise<SenderState> {
+  const dns = await startDnsServer({ port: DNS_PORT });
+  const domain = await verifiedDomain(ctx.project, dns);
+  return { dns, from: `bench@${domain.domain}` };
+}
+
+const runId = Date.now().toString(36);
+
+/** POST /v1/send accepted per second (records written, delivery queued; delivery runs alongside). */
+export const sendAccepted: Scenario<SenderState> = {
+  name: 'send-accepted',
+  description: 'POST /v1/send, one new recipient per request, delivered to the .eml outbox in the background',
+  server: { env: { DNS_SERVERS: `127.0.0.1:${DNS_PORT}` } },
+  setup: verifiedSender,
+  http: (ctx, state) => {
+    let n = 0;
+    const headers = { authorization: `Bearer ${ctx.project.secretKey}`, 'content-type': 'application/json' };
+    const body = (i: number) =>
+      JSON.stringify({ to: `send-${runId}-${i}@bench.test`, from: state.from, subject: 'Hello {{name}}', body: '<p>Hi {{name}}, <a href="https://example.com/a">read</a></p>', data: { name: 'Ada' } });
+    return {
+      method: 'POST',
+      path: '/v1/send',
+      headers,
+      body: body(0),
+      requests: [{ method: 'POST', path: '/v1/send', headers, setupRequest: (request) => ({ ...request, body: body(++n) }) }],
+      expectStatus: 200,
+    };
+  },
+  teardown: async (_ctx, state) => state.dns.close(),
+};
+
+/** Single-thread RSA-2048 PKCS#1 v1.5 SHA-256 signatures per second: the DKIM floor (design.md). */
+function rawSigningRate(): number {
+  const { privateKey } = generateKeyPairSync('rsa', { modulusLength: 2048 });
+  const data = Buffer.alloc(1024, 7);
+  let signed = 0;
+  const started = performance.now();
+  while (performance.now() - started < 2000) {
+    sign('sha256', data, { key: privateKey, padding: constants.RSA_PKCS1_PADDING });
+    signed++;
+  }
+  return signed / ((performance.now() - started) / 1000);
+}
+
+/** 20,000 messages through /v1/send to a local SMTP relay: delivered per second vs raw signing. */
+export const deliveryRate: Scenario = {
+  name: 'delivery-rate',
+  description: `${DELIVERIES} messages sent (${RECIPIENTS_PER_REQUEST} recipients per /v1/send) and delivered over SMTP, as a ratio of raw RSA-2048 signing`,
+  server: { env: { DNS_SERVERS: `127.0.0.1:${DNS_PORT}`, SMTP_URL: `smtp://127.0.0.1:${SMTP_PORT}` } },
+  run: async (ctx): Promise<Measurement> => {
+    const signsPerSecond = rawSigningRate();
+    const sender = await verifiedSender(ctx);
+    const relay = await startSmtpCounter(SMTP_PORT);
+    try {
+      const started = performance.now();
+      const requests = Math.ceil(DELIVERIES / RECIPIENTS_PER_REQUEST);
+      let next = 0;
+      const worker = async () => {
+        while (next < requests) {
+          const batch = next++;
+          const to = Array.from({ length: RECIPIENTS_PER_REQUEST }, (_, i) => `deliver-${runId}-${batch}-${i}@bench.test`);
+          const res = await ctx.project.api.post('/v1/send', { to, from: sender.from, subject: 'Hello', body: '<p>Hello <a href="https://example.com/x">there</a></p>' });
+          if (res.status !== 200) throw new Error(`/v1/send answered ${res.status}: ${res.text.slice(0, 300)}`);
+        }
+      };
+      await Promise.all(Array.from({ length: 4 }, worker));
+      const acceptedSeconds = (performance.now() - started) / 1000;
+      const deadline = Date.now() + 15 * 60_000;
+      while (relay.count() < DELIVERIES && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 200));
+      const seconds = (performance.now() - started) / 1000;
+      const perSecond = relay.count() / seconds;
+      return {
+        reqPerSec: Math.round(perSecond * 10) / 10,
+        unit: 'messages/s',
+        delivered: relay.count(),
+        seconds: Math.round(seconds * 10) / 10,
+        acceptedSeconds: Math.round(acceptedSeconds * 10) / 10,
+        rawSignsPerSecond: Math.round(signsPerSecond),
+        ratioToRawSigning: Math.round((perSecond / signsPerSecond) * 1000) / 1000,
+        p50Ms: null,
+        p99Ms: null,
+        errors: 0,
+        non2xx: 0,
+        durationSeconds: Math.round(seconds * 10) / 10,
+        connections: 4,
+      };
+    } finally {
+      await relay.close();
+      await sender.dns.close();
+    }
+  },
+};
