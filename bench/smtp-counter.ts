@@ -12,6 +12,7 @@ export async function startSmtpCounter(port: number): Promise<SmtpCounter> {
     authOptional: true,
     disabledCommands: ['STARTTLS'],
     logger: false,
+    disableReverseLookup: true,
     size: 50 * 1024 * 1024,
     onData(stream, _session, callback) {
       stream.on('data', () => {});
