@@ -7,7 +7,7 @@ import { createProject, uniqueEmail } from '../kit/accounts.ts';
 import { type DnsServer, startDnsServer } from '../kit/dns.ts';
 import { verifiedDomain } from '../kit/domains.ts';
 import { type SmtpSink, startSmtpSink } from '../kit/smtp.ts';
-import { startTestServer, type TestServer } from '../kit/server.ts';
+import { startTestServer, startTestServerWithDns, type TestServer } from '../kit/server.ts';
 import { waitForStatus } from '../send/emails.ts';
 
 const eventNames = async (api: any, contactId: string) =>
@@ -119,13 +119,9 @@ describe('delivery to the outbox when SMTP_URL is unset (contract §1, §6)', ()
   let dns: DnsServer;
   let server: TestServer;
   before(async () => {
-    dns = await startDnsServer();
-    server = await startTestServer({ DNS_SERVERS: dns.address });
+    ({ server, dns } = await startTestServerWithDns());
   });
-  after(async () => {
-    await server.close();
-    await dns.close();
-  });
+  after(() => server.close());
 
   test('each message is written once as DATA_DIR/outbox/<record-id>.eml and counts as DELIVERED', async () => {
     const project = await createProject(server.url);

@@ -8,9 +8,9 @@ import nodemailer from 'nodemailer';
 import { toServerAddress } from '../../src/dns/resolver.ts';
 import { assertSenderAllowed, signingKeyFor } from '../../src/domains/domains.service.ts';
 import { createProject } from '../kit/accounts.ts';
-import { type DnsServer, startDnsServer } from '../kit/dns.ts';
+import type { DnsServer } from '../kit/dns.ts';
 import { publishRecords, uniqueDomain, verifiedDomain } from '../kit/domains.ts';
-import { startTestServer, type TestServer } from '../kit/server.ts';
+import { startTestServer, startTestServerWithDns, type TestServer } from '../kit/server.ts';
 
 type DnsRecord = { type: string; name: string; value: string; required: boolean };
 const dkimOf = (domain: { records: DnsRecord[] }) => domain.records.find((record) => record.required)!;
@@ -19,13 +19,9 @@ describe('sender domains (contract §7)', () => {
   let dns: DnsServer;
   let server: TestServer;
   before(async () => {
-    dns = await startDnsServer();
-    server = await startTestServer({ DNS_SERVERS: dns.address });
+    ({ server, dns } = await startTestServerWithDns());
   });
-  after(async () => {
-    await server.close();
-    await dns.close();
-  });
+  after(() => server.close());
 
   test('POST /domains answers 201 pending with the DKIM, SPF and DMARC records and never the private key', async () => {
     const project = await createProject(server.url);

@@ -7,6 +7,7 @@ import pg from 'pg';
 import { loadConfig } from '../../src/config.ts';
 import { PACKAGE_ROOT } from '../../src/paths.ts';
 import { type RunningServer, startServer } from '../../src/server.ts';
+import { type DnsServer, startDnsServer } from './dns.ts';
 import { copySnapshotTo } from './pglite-snapshot.ts';
 
 export type TestServer = RunningServer & { dataDir: string; env: Record<string, string> };
@@ -128,4 +129,16 @@ export async function spawnServer(env: Record<string, string>): Promise<SpawnedS
       return exited;
     },
   };
+}
+
+/** A test server whose DNS_SERVERS is a fresh test DNS server (test/kit/dns.ts); `close()` stops both. */
+export async function startTestServerWithDns(overrides: Record<string, string> = {}): Promise<{ server: TestServer; dns: DnsServer }> {
+  const dns = await startDnsServer();
+  const server = await startTestServer({ DNS_SERVERS: dns.address, ...overrides });
+  const close = server.close;
+  server.close = async () => {
+    await close();
+    await dns.close();
+  };
+  return { server, dns };
 }

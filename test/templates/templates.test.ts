@@ -2,10 +2,10 @@ import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
 import { after, before, describe, test } from 'node:test';
 import { createProject, type TestProject } from '../kit/accounts.ts';
-import { type DnsServer, startDnsServer } from '../kit/dns.ts';
+import type { DnsServer } from '../kit/dns.ts';
 import { uniqueDomain, verifiedDomain } from '../kit/domains.ts';
 import { client } from '../kit/http.ts';
-import { startTestServer, type TestServer } from '../kit/server.ts';
+import { startTestServerWithDns, type TestServer } from '../kit/server.ts';
 
 const TEMPLATE_KEYS = ['body', 'createdAt', 'description', 'from', 'fromName', 'id', 'name', 'projectId', 'replyTo', 'subject', 'type', 'updatedAt'];
 
@@ -13,13 +13,9 @@ describe('templates (api.md Templates; contract §5)', () => {
   let dns: DnsServer;
   let server: TestServer;
   before(async () => {
-    dns = await startDnsServer();
-    server = await startTestServer({ DNS_SERVERS: dns.address });
+    ({ server, dns } = await startTestServerWithDns());
   });
-  after(async () => {
-    await server.close();
-    await dns.close();
-  });
+  after(() => server.close());
 
   /** A project with a verified sender domain, and a valid create body sending from it. */
   async function setup() {

@@ -3,9 +3,9 @@ import { randomBytes } from 'node:crypto';
 import { createSocket } from 'node:dgram';
 import { after, before, describe, test } from 'node:test';
 import { createProject } from '../kit/accounts.ts';
-import { type DnsServer, startDnsServer } from '../kit/dns.ts';
+import type { DnsServer } from '../kit/dns.ts';
 import { client } from '../kit/http.ts';
-import { startTestServer, type TestServer } from '../kit/server.ts';
+import { startTestServer, startTestServerWithDns, type TestServer } from '../kit/server.ts';
 
 const unique = (label: string) => `${label}-${randomBytes(4).toString('hex')}.test`;
 
@@ -20,13 +20,9 @@ describe('POST /v1/verify', () => {
   let server: TestServer;
   let dns: DnsServer;
   before(async () => {
-    dns = await startDnsServer();
-    server = await startTestServer({ DNS_SERVERS: dns.address });
+    ({ server, dns } = await startTestServerWithDns());
   });
-  after(async () => {
-    await server.close();
-    await dns.close();
-  });
+  after(() => server.close());
 
   const verify = async (email: unknown) => {
     const project = await createProject(server.url);
