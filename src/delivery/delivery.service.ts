@@ -2,6 +2,7 @@ import type { Deps } from '../deps.ts';
 import { signingKeyFor } from '../domains/domains.service.ts';
 import type { EmailRow } from '../emails/emails.queries.ts';
 import { type EventInput, recordEvents } from '../events/events.service.ts';
+import { fillDeferredContent } from './deferred-content.ts';
 import { type AttachmentRow, type ClaimRef, claimDue, loadAttachments, markHandedOff, type Settlement, type SettledRow, settle, suppressBounced } from './delivery.queries.ts';
 import { buildMessage, type DkimKey } from './mime.ts';
 import { prepareOutgoing } from './seams.ts';
@@ -83,6 +84,7 @@ async function deliverChunk(context: RunContext, chunk: EmailRow[], rest: EmailR
     }
   }
   const attachments = await loadAttachments(deps.db, going.map(refOf));
+  await fillDeferredContent(deps, going);
   const built = await Promise.all(going.map((row) => build(context, row, attachments).then((raw) => ({ row, raw }), (error: Error) => ({ row, error }))));
   const ready = built.filter((b): b is { row: EmailRow; raw: Buffer } => 'raw' in b);
   for (const failed of built.filter((b): b is { row: EmailRow; error: Error } => 'error' in b)) {
