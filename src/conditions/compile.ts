@@ -1,0 +1,288 @@
+import { AppError } from '../http/errors.ts';
+import {
+  type ActivityOperator,
+  type ConditionTree,
+  type DataOperator,
+  type DateOperator,
+  type Filter,
+  parseField,
+  type SegmentOperator,
+  type TextOperator,
+  type Unit,
+} from './types.ts';
+import { DAY, validateConditionTree } from './validate.ts';
+
+/**
+ * The pure core of the condition compiler (contract §4, style.md item 5): a tree → one SQL boolean
+ * expression over `contacts c`. Every value — data keys and event names included — is appended to
+ * `params` and referenced as `$n` with an explicit cast; the SQL text holds only fixed fragments
+ * chosen by exhaustive switches. It reads no database: segment references come pre-resolved.
+ */
+
+/** A segment a tree references, as the compiler needs it. */
+export type ResolvedSegment = { type: 'DYNAMIC'; condition: ConditionTree } | { type: 'STATIC' };
+
+export type CompileContext = {
+  projectId: string;
+  /** Values are appended here; `$n` is a value's 1-based position. */
+  params: unknown[];
+  /** Every segment reachable from the tree (directly or through other dynamic segments). */
+  segments: ReadonlyMap<string, ResolvedSegment>;
+  /** Segments already being expanded, outermost first: referencing one again is circular. */
+  stack?: readonly string[];
+};
+
+/** A tree that cannot be compiled: 400 BAD_REQUEST, naming the path of the bad filter. */
+export class ConditionError extends AppError {
+  readonly path: string;
+  readonly reason: string;
+  constructor(path: string, reason: string) {
+    super('BAD_REQUEST', { message: `Invalid condition at ${path}: ${reason}`, details: { path } });
+    this.path = path;
+    this.reason = reason;
+  }
+}
+
+type Cast = 'text' | 'jsonb' | 'boolean' | 'timestamptz' | 'uuid' | 'double precision';
+
+/** Appends values to the shared params array; the project id only once, and only when used. */
+class Binder {
+  private projectRef?: string;
+  constructor(
+    private readonly params: unknown[],
+    private readonly projectId: string,
+  ) {}
+
+  bind(value: unknown, cast: Cast): string {
+    this.params.push(value);
+    return `$${this.params.length}::${cast}`;
+  }
+
+  project(): string {
+    this.projectRef ??= this.bind(this.projectId, 'uuid');
+    return this.projectRef;
+  }
+}
+
+// Fixed SQL for each unit; the amount is a bound parameter.
+const UNIT_INTERVAL: Record<Unit, string> = {
+  minutes: "interval '1 minute'",
+  hours: "interval '1 hour'",
+  days: "interval '1 day'",
+  weeks: "interval '1 week'",
+};
+
+/** Compiles a tree (validated or not: an invalid one throws ConditionError) into a predicate. */
+export function compileCondition(tree: ConditionTree, context: CompileContext): string {
+  const problem = validateConditionTree(tree);
+  if (problem) throw new ConditionError(problem.path, problem.message);
+  const binder = new Binder(context.params, context.projectId);
+  return compileTree(tree, '', { ...context, stack: context.stack ?? [] }, binder);
+}
+
+type State = CompileContext & { stack: readonly string[] };
+
+function compileTree(tree: ConditionTree, path: string, state: State, binder: Binder): string {
+  const groups = tree.groups.map((group, g) => {
+    const groupPath = `${path}groups[${g}]`;
+    const parts = (group.filters ?? []).map((filter, f) => compileFilter(filter, `${groupPath}.filters[${f}]`, state, binder));
+    if (group.conditions) parts.push(compileTree(group.conditions, `${groupPath}.conditions.`, state, binder));
+    return parts.length === 1 ? parts[0] : `(${parts.join(' AND ')})`;
+  });
+  const joiner = tree.logic === 'OR' ? ' OR ' : ' AND ';
+  return groups.length === 1 ? groups[0] : `(${groups.join(joiner)})`;
+}
+
+function compileFilter(filter: Filter, path: string, state: State, binder: Binder): string {
+  const ref = parseField(filter.field);
+  if (!ref) throw new ConditionError(`${path}.field`, `unknown field "${filter.field}"`);
+  switch (ref.kind) {
+    case 'email':
+      return emailPredicate(filter.operator as TextOperator, String(filter.value).toLowerCase(), binder);
+    case 'subscribed': {
+      const value = binder.bind(filter.value, 'boolean');
+      return filter.operator === 'equals' ? `c.subscribed = ${value}` : `c.subscribed <> ${value}`;
+    }
+    case 'date':
+      return datePredicate(`c.${ref.column}`, filter, binder);
+    case 'data':
+      return dataPredicate(ref.key, filter, binder);
+    case 'event':
+      return activityPredicate(ref.name, filter, binder);
+    case 'segment':
+      return segmentPredicate(ref.segmentId, filter.operator as SegmentOperator, path, state, binder);
+  }
+}
+
+// Emails are stored lower-cased, so binding the lower-cased value makes every test case-insensitive.
+function emailPredicate(operator: TextOperator, value: string, binder: Binder): string {
+  const bound = binder.bind(value, 'text');
+  switch (operator) {
+    case 'equals':
+      return `c.email = ${bound}`;
+    case 'notEquals':
+      return `c.email <> ${bound}`;
+    case 'contains':
+      return `strpos(c.email, ${bound}) > 0`;
+    case 'notContains':
+      return `strpos(c.email, ${bound}) = 0`;
+  }
+}
+
+/** `now()` minus the filter's amount of units. */
+function cutoff(filter: Filter, binder: Binder): string {
+  return `(now() - ${binder.bind(filter.value, 'double precision')} * ${UNIT_INTERVAL[filter.unit as Unit]})`;
+}
+
+/**
+ * createdAt / updatedAt. A `YYYY-MM-DD` value stands for that whole UTC day: equals is "during the
+ * day", greaterThan "after it", lessThanOrEqual "up to its end" (docs/decisions/segments.md).
+ */
+function datePredicate(column: string, filter: Filter, binder: Binder): string {
+  const operator = filter.operator as DateOperator;
+  if (operator === 'within') return `${column} >= ${cutoff(filter, binder)}`;
+  if (operator === 'olderThan') return `${column} < ${cutoff(filter, binder)}`;
+  const value = String(filter.value);
+  if (DAY.test(value)) {
+    const start = new Date(`${value}T00:00:00.000Z`);
+    const end = new Date(start.getTime() + 86_400_000);
+    const from = () => binder.bind(start.toISOString(), 'timestamptz');
+    const to = () => binder.bind(end.toISOString(), 'timestamptz');
+    switch (operator) {
+      case 'equals':
+        return `(${column} >= ${from()} AND ${column} < ${to()})`;
+      case 'notEquals':
+        return `(${column} < ${from()} OR ${column} >= ${to()})`;
+      case 'greaterThan':
+        return `${column} >= ${to()}`;
+      case 'greaterThanOrEqual':
+        return `${column} >= ${from()}`;
+      case 'lessThan':
+        return `${column} < ${from()}`;
+      case 'lessThanOrEqual':
+        return `${column} < ${to()}`;
+    }
+  }
+  const instant = binder.bind(new Date(value).toISOString(), 'timestamptz');
+  switch (operator) {
+    case 'equals':
+      return `${column} = ${instant}`;
+    case 'notEquals':
+      return `${column} <> ${instant}`;
+    case 'greaterThan':
+      return `${column} > ${instant}`;
+    case 'greaterThanOrEqual':
+      return `${column} >= ${instant}`;
+    case 'lessThan':
+      return `${column} < ${instant}`;
+    case 'lessThanOrEqual':
+      return `${column} <= ${instant}`;
+  }
+}
+
+const COMPARE: Record<'greaterThan' | 'lessThan' | 'greaterThanOrEqual' | 'lessThanOrEqual', string> = {
+  greaterThan: '>',
+  lessThan: '<',
+  greaterThanOrEqual: '>=',
+  lessThanOrEqual: '<=',
+};
+
+/**
+ * `data.<key>` (contract §4): numbers compare numerically, strings as strings, booleans by equality;
+ * JSON null counts as absent. The key is a bound parameter (`c.data -> $n::text`). Every predicate is
+ * true or false, never NULL, so negations (notEquals, notContains, notExists) match contacts without
+ * the key.
+ */
+function dataPredicate(key: string, filter: Filter, binder: Binder): string {
+  const k = binder.bind(key, 'text');
+  const typeIs = (type: 'string' | 'number') => `jsonb_typeof(c.data -> ${k}) IS NOT DISTINCT FROM '${type}'`;
+  const operator = filter.operator as DataOperator;
+  switch (operator) {
+    case 'exists':
+      return `(c.data ? ${k} AND jsonb_typeof(c.data -> ${k}) <> 'null')`;
+    case 'notExists':
+      return `NOT (c.data ? ${k} AND jsonb_typeof(c.data -> ${k}) <> 'null')`;
+    // Containment of { key: value } is equality of a primitive value (jsonb compares numbers numerically).
+    case 'equals':
+      return `c.data @> jsonb_build_object(${k}, ${binder.bind(JSON.stringify(filter.value), 'jsonb')})`;
+    case 'notEquals':
+      return `NOT (c.data @> jsonb_build_object(${k}, ${binder.bind(JSON.stringify(filter.value), 'jsonb')}))`;
+    case 'contains':
+    case 'notContains': {
+      const test = `(${typeIs('string')} AND strpos(lower(c.data ->> ${k}), ${binder.bind(String(filter.value).toLowerCase(), 'text')}) > 0)`;
+      return operator === 'contains' ? test : `NOT ${test}`;
+    }
+    case 'greaterThan':
+    case 'lessThan':
+    case 'greaterThanOrEqual':
+    case 'lessThanOrEqual': {
+      // jsonb orders values of one type naturally; the type test keeps other types out.
+      const type = typeof filter.value === 'number' ? 'number' : 'string';
+      return `(${typeIs(type)} AND c.data -> ${k} ${COMPARE[operator]} ${binder.bind(JSON.stringify(filter.value), 'jsonb')})`;
+    }
+    case 'within':
+    case 'olderThan': {
+      // A stored date string; anything that does not parse as a date matches neither operator.
+      const compare = operator === 'within' ? '>=' : '<';
+      return `coalesce(${typeIs('string')} AND mailroom_try_timestamptz(c.data ->> ${k}) ${compare} ${cutoff(filter, binder)}, false)`;
+    }
+  }
+}
+
+/**
+ * `event.<name>` and `email.<activity>` (stored as `email.<activity>` events): EXISTS over the
+ * contact's events of that name. Under AND the planner turns it into a semi-join (anti-join for
+ * NOT EXISTS) driven by events (project_id, name, created_at); see docs/decisions/segments.md.
+ */
+function activityPredicate(name: string, filter: Filter, binder: Binder): string {
+  // Bound in reading order, so $n grow from left to right.
+  const events = (window?: '>=' | '<') => {
+    const head = `EXISTS (SELECT 1 FROM events e WHERE e.project_id = ${binder.project()} AND e.name = ${binder.bind(name, 'text')} AND e.contact_id = c.id`;
+    return window ? `${head} AND e.created_at ${window} ${cutoff(filter, binder)})` : `${head})`;
+  };
+  const operator = filter.operator as ActivityOperator;
+  switch (operator) {
+    case 'triggered':
+      return events();
+    case 'notTriggered':
+      return `NOT ${events()}`;
+    case 'triggeredWithin':
+      return events('>=');
+    case 'notTriggeredWithin':
+      return `NOT ${events('>=')}`;
+    case 'triggeredOlderThan':
+      return events('<');
+  }
+}
+
+/**
+ * `segment.<id>`: a dynamic segment's own condition, compiled in place (so membership is always
+ * live); a static segment's stored members. A segment met again while it is being expanded is a
+ * circular reference.
+ */
+function segmentPredicate(segmentId: string, operator: SegmentOperator, path: string, state: State, binder: Binder): string {
+  if (state.stack.includes(segmentId)) {
+    throw new ConditionError(`${path}.field`, `segment ${segmentId} refers back to itself (circular reference)`);
+  }
+  const segment = state.segments.get(segmentId);
+  if (!segment) throw new ConditionError(`${path}.field`, `segment ${segmentId} does not exist in this project`);
+  let member: string;
+  switch (segment.type) {
+    case 'DYNAMIC': {
+      const inner = { ...state, stack: [...state.stack, segmentId] };
+      try {
+        const problem = validateConditionTree(segment.condition);
+        if (problem) throw new ConditionError(problem.path, problem.message);
+        member = `(${compileTree(segment.condition, '', inner, binder)})`;
+      } catch (error) {
+        if (error instanceof ConditionError) throw new ConditionError(`${path}.field`, `segment ${segmentId}: ${error.reason}`);
+        throw error;
+      }
+      break;
+    }
+    case 'STATIC':
+      member = `EXISTS (SELECT 1 FROM segment_members m WHERE m.project_id = ${binder.project()} AND m.segment_id = ${binder.bind(segmentId, 'uuid')} AND m.contact_id = c.id)`;
+      break;
+  }
+  return operator === 'memberOfSegment' ? member : `(${member} IS NOT TRUE)`;
+}

@@ -1,0 +1,43 @@
+import { z } from 'zod';
+import type { ConditionGroup, ConditionTree, Filter } from './types.ts';
+import { validateConditionTree } from './validate.ts';
+
+/**
+ * Structural zod schemas of a condition tree (contract §4), for route body schemas and the OpenAPI
+ * document. `conditionTreeSchema` checks the object shape only; `checkedConditionTreeSchema` also
+ * applies every rule of validateConditionTree, reporting the bad element's path as a zod issue
+ * (so a 422 names `audienceCondition.groups.0.filters.1.operator`).
+ */
+const filterSchema: z.ZodType<Filter> = z.object({
+  field: z.string().describe('email, subscribed, createdAt, updatedAt, data.<key>, event.<name>, email.<activity> or segment.<id>'),
+  operator: z.string(),
+  value: z.unknown().optional(),
+  unit: z.string().optional().describe('minutes, hours, days or weeks (time operators)'),
+});
+
+const groupSchema: z.ZodType<ConditionGroup> = z.lazy(() =>
+  z.object({
+    filters: z.array(filterSchema).default([]),
+    conditions: conditionTreeSchema.optional(),
+  }),
+) as unknown as z.ZodType<ConditionGroup>;
+
+export const conditionTreeSchema: z.ZodType<ConditionTree> = z.lazy(() =>
+  z.object({
+    logic: z.enum(['AND', 'OR']),
+    groups: z.array(groupSchema).min(1),
+  }),
+) as unknown as z.ZodType<ConditionTree>;
+
+/** `groups[0].filters[1].operator` → ['groups', 0, 'filters', 1, 'operator']. */
+export function pathSegments(path: string): (string | number)[] {
+  return path
+    .split(/\.|\[(\d+)\]/)
+    .filter((part) => part !== undefined && part !== '')
+    .map((part) => (/^\d+$/.test(part) ? Number(part) : part));
+}
+
+export const checkedConditionTreeSchema: z.ZodType<ConditionTree> = conditionTreeSchema.superRefine((tree, context) => {
+  const problem = validateConditionTree(tree);
+  if (problem) context.addIssue({ code: 'custom', message: problem.message, path: pathSegments(problem.path) });
+});
