@@ -1,0 +1,207 @@
+import assert from 'node:assert/strict';
+import { after, before, describe, test } from 'node:test';
+import { type ConditionTree, ConditionError, compileAudience, type Filter, segmentMembership } from '../../src/conditions/index.ts';
+import type { Db } from '../../src/db/index.ts';
+import { createProject } from '../kit/accounts.ts';
+import { startTestServer, type TestServer } from '../kit/server.ts';
+
+/**
+ * Every operator run against a real database (PGlite by default, PostgreSQL with
+ * TEST_DATABASE_URL): a small seeded project, each compiled predicate asked which contacts match.
+ */
+let server: TestServer;
+let db: Db;
+let P: string; // the project under test
+let Q: string; // another project, for isolation
+const ids: Record<string, string> = {};
+const segments: Record<string, string> = {};
+
+const HOUR = 3_600_000;
+const DAY = 24 * HOUR;
+const ago = (ms: number) => new Date(Date.now() - ms).toISOString();
+
+async function contact(project: string, name: string, email: string, subscribed: boolean, data: object, createdAt: string, updatedAt: string) {
+  const [row] = await db.query<{ id: string }>(
+    `INSERT INTO contacts (project_id, email, subscribed, data, created_at, updated_at)
+     VALUES ($1, $2, $3, $4::jsonb, $5, $6) RETURNING id`,
+    [project, email, subscribed, JSON.stringify(data), createdAt, updatedAt],
+  );
+  ids[name] = row!.id;
+}
+
+async function event(project: string, who: string, name: string, at: string) {
+  await db.query('INSERT INTO events (project_id, contact_id, name, created_at) VALUES ($1, $2, $3, $4)', [project, ids[who], name, at]);
+}
+
+async function segment(project: string, label: string, type: 'DYNAMIC' | 'STATIC', condition: ConditionTree | null, members: string[] = []) {
+  const [row] = await db.query<{ id: string }>('INSERT INTO segments (project_id, name, type, condition) VALUES ($1, $2, $3, $4::jsonb) RETURNING id', [
+    project,
+    label,
+    type,
+    condition ? JSON.stringify(condition) : null,
+  ]);
+  segments[label] = row!.id;
+  for (const member of members) {
+    await db.query('INSERT INTO segment_members (project_id, segment_id, contact_id) VALUES ($1, $2, $3)', [project, row!.id, ids[member]]);
+  }
+}
+
+const one = (filter: Filter): ConditionTree => ({ logic: 'AND', groups: [{ filters: [filter] }] });
+
+/** The names of P's contacts that the tree selects, sorted. */
+async function matching(tree: ConditionTree, project = P): Promise<string[]> {
+  const params: unknown[] = [];
+  const predicate = await compileAudience(db, project, tree, params);
+  params.push(project);
+  const rows = await db.query<{ id: string }>(`SELECT c.id FROM contacts c WHERE c.project_id = $${params.length}::uuid AND ${predicate}`, params);
+  const names = Object.fromEntries(Object.entries(ids).map(([name, id]) => [id, name]));
+  return rows.map((row) => names[row.id]!).sort();
+}
+
+before(async () => {
+  server = await startTestServer();
+  db = server.deps.db;
+  P = (await createProject(server.url)).id;
+  Q = (await createProject(server.url)).id;
+  await contact(P, 'ann', 'ann@x.io', true, { plan: 'pro', n: 10, s: 'Apple Pie', vip: true, seen: ago(2 * DAY) }, '2024-03-05T10:00:00Z', ago(HOUR));
+  await contact(P, 'bob', 'bob@y.io', false, { plan: 'free', n: 3, s: 'banana', vip: false, seen: ago(30 * DAY) }, '2024-03-04T23:59:59Z', ago(10 * DAY));
+  await contact(P, 'cy', 'cy@x.io', true, { plan: null, n: '10', seen: 'not a date' }, '2024-03-06T00:00:00Z', ago(21 * DAY));
+  await contact(P, 'dee', 'dee@z.io', true, {}, ago(HOUR / 2), ago(HOUR / 2));
+  await contact(P, 'eve', 'eve@z.io', false, { plan: ['pro'], n: { a: 1 } }, '2023-01-01T00:00:00Z', ago(100 * DAY));
+  await contact(Q, 'qa', 'qa@x.io', true, { plan: 'pro' }, '2024-03-05T10:00:00Z', ago(HOUR));
+  await event(P, 'ann', 'purchase', ago(DAY));
+  await event(P, 'ann', 'email.opened', ago(HOUR));
+  await event(P, 'bob', 'purchase', ago(10 * DAY));
+  await event(P, 'cy', 'signup', ago(40 * DAY));
+  await event(Q, 'qa', 'purchase', ago(HOUR));
+  await segment(P, 'pros', 'DYNAMIC', one({ field: 'data.plan', operator: 'equals', value: 'pro' }));
+  await segment(P, 'picked', 'STATIC', null, ['ann', 'cy']);
+  await segment(Q, 'other', 'STATIC', null, ['qa']);
+});
+
+after(async () => server?.close());
+
+const cases: [Filter, string[]][] = [
+  [{ field: 'email', operator: 'equals', value: 'ANN@X.IO' }, ['ann']],
+  [{ field: 'email', operator: 'notEquals', value: 'ann@x.io' }, ['bob', 'cy', 'dee', 'eve']],
+  [{ field: 'email', operator: 'contains', value: '@X.' }, ['ann', 'cy']],
+  [{ field: 'email', operator: 'notContains', value: '@x.' }, ['bob', 'dee', 'eve']],
+  [{ field: 'subscribed', operator: 'equals', value: true }, ['ann', 'cy', 'dee']],
+  [{ field: 'subscribed', operator: 'notEquals', value: true }, ['bob', 'eve']],
+  // A day covers the UTC day: bob (03-04 23:59:59) and cy (03-06 00:00) fall outside 2024-03-05.
+  [{ field: 'createdAt', operator: 'equals', value: '2024-03-05' }, ['ann']],
+  [{ field: 'createdAt', operator: 'notEquals', value: '2024-03-05' }, ['bob', 'cy', 'dee', 'eve']],
+  [{ field: 'createdAt', operator: 'greaterThan', value: '2024-03-05' }, ['cy', 'dee']],
+  [{ field: 'createdAt', operator: 'greaterThanOrEqual', value: '2024-03-05' }, ['ann', 'cy', 'dee']],
+  [{ field: 'createdAt', operator: 'lessThan', value: '2024-03-05' }, ['bob', 'eve']],
+  [{ field: 'createdAt', operator: 'lessThanOrEqual', value: '2024-03-05' }, ['ann', 'bob', 'eve']],
+  [{ field: 'createdAt', operator: 'equals', value: '2024-03-05T10:00:00Z' }, ['ann']],
+  [{ field: 'createdAt', operator: 'notEquals', value: '2024-03-05T12:00:00+02:00' }, ['bob', 'cy', 'dee', 'eve']],
+  [{ field: 'createdAt', operator: 'greaterThan', value: '2024-03-05T10:00:00Z' }, ['cy', 'dee']],
+  [{ field: 'createdAt', operator: 'greaterThanOrEqual', value: '2024-03-05T10:00:00Z' }, ['ann', 'cy', 'dee']],
+  [{ field: 'createdAt', operator: 'lessThan', value: '2024-03-05T10:00:00Z' }, ['bob', 'eve']],
+  [{ field: 'createdAt', operator: 'lessThanOrEqual', value: '2024-03-05T10:00:00Z' }, ['ann', 'bob', 'eve']],
+  [{ field: 'createdAt', operator: 'within', value: 1, unit: 'hours' }, ['dee']],
+  [{ field: 'createdAt', operator: 'olderThan', value: 1, unit: 'days' }, ['ann', 'bob', 'cy', 'eve']],
+  [{ field: 'updatedAt', operator: 'within', value: 120, unit: 'minutes' }, ['ann', 'dee']],
+  [{ field: 'updatedAt', operator: 'olderThan', value: 1, unit: 'weeks' }, ['bob', 'cy', 'eve']],
+  [{ field: 'updatedAt', operator: 'within', value: 14, unit: 'days' }, ['ann', 'bob', 'dee']],
+  // data.<key>: null counts as absent; an array is present but equal to no primitive.
+  [{ field: 'data.plan', operator: 'exists' }, ['ann', 'bob', 'eve']],
+  [{ field: 'data.plan', operator: 'notExists' }, ['cy', 'dee']],
+  [{ field: 'data.plan', operator: 'equals', value: 'pro' }, ['ann']],
+  [{ field: 'data.plan', operator: 'notEquals', value: 'pro' }, ['bob', 'cy', 'dee', 'eve']],
+  [{ field: 'data.n', operator: 'equals', value: 10 }, ['ann']],
+  [{ field: 'data.n', operator: 'equals', value: '10' }, ['cy']],
+  [{ field: 'data.vip', operator: 'equals', value: false }, ['bob']],
+  [{ field: 'data.vip', operator: 'notEquals', value: true }, ['bob', 'cy', 'dee', 'eve']],
+  [{ field: 'data.s', operator: 'contains', value: 'PIE' }, ['ann']],
+  [{ field: 'data.s', operator: 'notContains', value: 'an' }, ['ann', 'cy', 'dee', 'eve']],
+  [{ field: 'data.n', operator: 'greaterThan', value: 5 }, ['ann']],
+  [{ field: 'data.n', operator: 'lessThan', value: 5 }, ['bob']],
+  [{ field: 'data.n', operator: 'greaterThanOrEqual', value: 3 }, ['ann', 'bob']],
+  [{ field: 'data.n', operator: 'lessThanOrEqual', value: 10 }, ['ann', 'bob']],
+  // Strings compare as strings: "10" < "2".
+  [{ field: 'data.n', operator: 'lessThan', value: '2' }, ['cy']],
+  [{ field: 'data.s', operator: 'greaterThan', value: 'b' }, ['bob']],
+  [{ field: 'data.seen', operator: 'within', value: 7, unit: 'days' }, ['ann']],
+  [{ field: 'data.seen', operator: 'olderThan', value: 7, unit: 'days' }, ['bob']],
+  [{ field: 'event.purchase', operator: 'triggered' }, ['ann', 'bob']],
+  [{ field: 'event.purchase', operator: 'notTriggered' }, ['cy', 'dee', 'eve']],
+  [{ field: 'event.purchase', operator: 'triggeredWithin', value: 2, unit: 'days' }, ['ann']],
+  [{ field: 'event.purchase', operator: 'notTriggeredWithin', value: 2, unit: 'days' }, ['bob', 'cy', 'dee', 'eve']],
+  [{ field: 'event.purchase', operator: 'triggeredOlderThan', value: 2, unit: 'days' }, ['bob']],
+  [{ field: 'email.opened', operator: 'triggered' }, ['ann']],
+  [{ field: 'email.opened', operator: 'notTriggered' }, ['bob', 'cy', 'dee', 'eve']],
+  [{ field: 'email.opened', operator: 'triggeredWithin', value: 2, unit: 'hours' }, ['ann']],
+  [{ field: 'email.opened', operator: 'notTriggeredWithin', value: 30, unit: 'minutes' }, ['ann', 'bob', 'cy', 'dee', 'eve']],
+  [{ field: 'email.opened', operator: 'triggeredOlderThan', value: 30, unit: 'minutes' }, ['ann']],
+];
+
+describe('each operator selects the right contacts', () => {
+  for (const [filter, expected] of cases) {
+    const label = `${filter.field} ${filter.operator}${filter.value === undefined ? '' : ` ${JSON.stringify(filter.value)}`}${filter.unit ? ` ${filter.unit}` : ''}`;
+    test(label, async () => assert.deepEqual(await matching(one(filter)), expected));
+  }
+
+  test('segment membership: dynamic (live condition) and static (stored members)', async () => {
+    assert.deepEqual(await matching(one({ field: `segment.${segments.pros}`, operator: 'memberOfSegment' })), ['ann']);
+    assert.deepEqual(await matching(one({ field: `segment.${segments.pros}`, operator: 'notMemberOfSegment' })), ['bob', 'cy', 'dee', 'eve']);
+    assert.deepEqual(await matching(one({ field: `segment.${segments.picked}`, operator: 'memberOfSegment' })), ['ann', 'cy']);
+    assert.deepEqual(await matching(one({ field: `segment.${segments.picked}`, operator: 'notMemberOfSegment' })), ['bob', 'dee', 'eve']);
+  });
+
+  test('segmentMembership is the same predicate; 404 for an unknown segment', async () => {
+    for (const [label, expected] of [['pros', ['ann']], ['picked', ['ann', 'cy']]] as const) {
+      const params: unknown[] = [P];
+      const predicate = await segmentMembership(db, P, segments[label]!, params);
+      const rows = await db.query<{ email: string }>(`SELECT c.email FROM contacts c WHERE c.project_id = $1 AND ${predicate} ORDER BY c.email`, params);
+      assert.deepEqual(rows.map((row) => row.email.split('@')[0]), expected);
+    }
+    await assert.rejects(segmentMembership(db, P, segments.other!, []), (error: any) => error.code === 'NOT_FOUND');
+  });
+});
+
+describe('trees', () => {
+  test('AND, OR and nested conditions', async () => {
+    const tree: ConditionTree = {
+      logic: 'OR',
+      groups: [
+        {
+          filters: [{ field: 'subscribed', operator: 'equals', value: true }],
+          conditions: {
+            logic: 'OR',
+            groups: [{ filters: [{ field: 'event.signup', operator: 'triggered' }] }, { filters: [{ field: 'data.n', operator: 'greaterThan', value: 5 }] }],
+          },
+        },
+        { filters: [{ field: 'email', operator: 'contains', value: 'eve' }] },
+      ],
+    };
+    assert.deepEqual(await matching(tree), ['ann', 'cy', 'eve']);
+    assert.deepEqual(await matching({ ...tree, logic: 'AND' }), []);
+  });
+
+  test('another project sees only its own contacts, events and segments', async () => {
+    assert.deepEqual(await matching(one({ field: 'event.purchase', operator: 'triggeredWithin', value: 2, unit: 'hours' })), []);
+    assert.deepEqual(await matching(one({ field: 'email', operator: 'contains', value: 'qa' })), []);
+    await assert.rejects(matching(one({ field: `segment.${segments.other}`, operator: 'memberOfSegment' })), (error: unknown) => {
+      return error instanceof ConditionError && error.path === 'groups[0].filters[0].field' && /does not exist/.test(error.message);
+    });
+    assert.deepEqual(await matching(one({ field: `segment.${segments.other}`, operator: 'memberOfSegment' }), Q), ['qa']);
+  });
+
+  test('circular references through stored segments are refused', async () => {
+    await segment(P, 'loopA', 'DYNAMIC', one({ field: 'subscribed', operator: 'equals', value: true }));
+    await segment(P, 'loopB', 'DYNAMIC', one({ field: `segment.${segments.loopA}`, operator: 'memberOfSegment' }));
+    await db.query('UPDATE segments SET condition = $3::jsonb WHERE project_id = $1 AND id = $2', [
+      P,
+      segments.loopA,
+      JSON.stringify(one({ field: `segment.${segments.loopB}`, operator: 'memberOfSegment' })),
+    ]);
+    await assert.rejects(matching(one({ field: `segment.${segments.loopA}`, operator: 'memberOfSegment' })), /circular/);
+    // A segment's own new condition referring to itself through another segment.
+    const params: unknown[] = [];
+    const selfRef = one({ field: `segment.${segments.loopB}`, operator: 'memberOfSegment' });
+    await assert.rejects(compileAudience(db, P, selfRef, params, { segmentId: segments.loopA }), /circular/);
+  });
+});
