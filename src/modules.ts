@@ -1,5 +1,7 @@
 import type { FastifyPluginAsync } from 'fastify';
 import { accountsRoutes } from './accounts/accounts.routes.ts';
+import { campaignsJobs } from './campaigns/campaigns.jobs.ts';
+import { campaignsRoutes } from './campaigns/campaigns.routes.ts';
 import type { Deps } from './deps.ts';
 import { domainJobs } from './domains/domains.jobs.ts';
 import { deliveryJobs } from './delivery/delivery.jobs.ts';
@@ -50,6 +52,7 @@ export const CAPABILITIES: Capability[] = [
   { name: 'domains', prefix: '', routes: domainsRoutes, jobs: domainJobs },
   { name: 'templates', prefix: '', routes: templatesRoutes },
   { name: 'send', prefix: '', routes: sendRoutes },
+  { name: 'campaigns', prefix: '', routes: campaignsRoutes, jobs: campaignsJobs },
   { name: 'emails', prefix: '', routes: emailsRoutes, jobs: deliveryJobs },
   { name: 'platform', prefix: '', routes: platformRoutes, jobs: platformJobs },
   { name: 'verify', prefix: '', routes: verifyRoutes },

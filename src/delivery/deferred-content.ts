@@ -1,5 +1,21 @@
+import { campaignContents, contactsByIds, type RecipientContact } from '../campaigns/campaign-sending.queries.ts';
 import type { Deps } from '../deps.ts';
 import type { EmailRow } from '../emails/emails.queries.ts';
+import { AppError } from '../http/errors.ts';
+import { LruCache } from '../rendering/lru.ts';
+import { recipientVariables, render } from '../rendering/render.ts';
+import { recipientLinks } from './seams.ts';
+
+type CampaignContent = { subject: string; body: string };
+
+/**
+ * A campaign's content never changes once it sends (PUT is refused from SENDING on, contract §9),
+ * so it is loaded once per campaign and kept: the same string objects every render, which lets the
+ * renderer's compiled-template cache answer by identity. Bounded by count and source size.
+ */
+const campaigns = new LruCache<string, CampaignContent>(200, 20_000_000);
+
+const isDeferred = (row: EmailRow) => row.campaign_id !== null && row.subject === null;
 
 /**
  * Records made without content are rendered here, just before they are built. /v1/send renders
@@ -7,9 +23,54 @@ import type { EmailRow } from '../emails/emails.queries.ts';
  * INSERT … SELECT (contract §9) and leaves `subject`, `html` and `text_body` NULL: they are filled
  * per recipient at delivery, from the campaign and the contact as they are then.
  *
- * Fills the content of the rows that lack it, in place. A row it cannot fill is left without
- * content; build() fails that record alone with "the record has no rendered content".
+ * Fills the content of the rows that lack it, in place: per project of the chunk, one query for
+ * its campaigns not yet cached and one for its contacts. A row it cannot fill (its campaign is
+ * gone, or the template fails to render for this contact) is left without content; build() fails
+ * that record alone with "the record has no rendered content". Database errors propagate: the
+ * chunk's records stay claimed and are retried when their lease ends.
  */
-export async function fillDeferredContent(_deps: Deps, _rows: EmailRow[]): Promise<void> {
-  // Nothing is deferred until campaigns exist (src/campaigns).
+export async function fillDeferredContent(deps: Deps, rows: EmailRow[]): Promise<void> {
+  const byProject = new Map<string, EmailRow[]>();
+  for (const row of rows) if (isDeferred(row)) byProject.set(row.project_id, [...(byProject.get(row.project_id) ?? []), row]);
+  for (const [projectId, deferred] of byProject) {
+    const contents = await loadCampaigns(deps, projectId, deferred);
+    const contactIds = [...new Set(deferred.map((row) => row.contact_id).filter((id): id is string => id !== null))];
+    const contacts = new Map((await contactsByIds(deps.db, projectId, contactIds)).map((contact) => [contact.id, contact]));
+    for (const row of deferred) {
+      const content = contents.get(row.campaign_id!);
+      if (content) renderInto(deps, row, content, row.contact_id ? contacts.get(row.contact_id) : undefined);
+    }
+  }
+}
+
+async function loadCampaigns(deps: Deps, projectId: string, rows: EmailRow[]): Promise<Map<string, CampaignContent>> {
+  const found = new Map<string, CampaignContent>();
+  const missing: string[] = [];
+  for (const id of new Set(rows.map((row) => row.campaign_id!))) {
+    const cached = campaigns.get(`${projectId}:${id}`);
+    if (cached) found.set(id, cached);
+    else missing.push(id);
+  }
+  for (const row of await campaignContents(deps.db, projectId, missing)) {
+    const content = { subject: row.subject, body: row.body };
+    campaigns.set(`${projectId}:${row.id}`, content, row.subject.length + row.body.length);
+    found.set(row.id, content);
+  }
+  return found;
+}
+
+/** Renders one record as /v1/send does: the contact's data, its links, the reserved variables. */
+function renderInto(deps: Deps, row: EmailRow, content: CampaignContent, contact: RecipientContact | undefined): void {
+  // A contact deleted since the audience was fixed: the address is still on the record.
+  const recipient = contact ?? { id: row.contact_id ?? '', email: row.to_address, data: {} };
+  const links = recipientLinks({ config: deps.config, projectId: row.project_id, emailId: row.id, contactId: contact ? contact.id : null, contentType: row.content_type });
+  try {
+    const rendered = render({ subject: content.subject, html: content.body }, recipientVariables(recipient, links));
+    row.subject = rendered.subject;
+    row.html = rendered.html;
+    row.text_body = rendered.text;
+  } catch (error) {
+    if (!(error instanceof AppError)) throw error;
+    deps.log.warn({ emailId: row.id, campaignId: row.campaign_id, err: error }, 'campaign content could not be rendered for this recipient');
+  }
 }

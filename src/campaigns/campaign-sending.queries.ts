@@ -1,0 +1,136 @@
+import type { Queryable } from '../db/index.ts';
+import type { CampaignRow } from './campaigns.schemas.ts';
+
+/** A predicate over contacts `c` with its bound parameters (audience.ts builds it). */
+export type Audience = { predicate: string; params: unknown[] };
+
+export async function countAudience(db: Queryable, audience: Audience): Promise<number> {
+  const rows = await db.query<{ total: number }>(`SELECT count(*)::int AS total FROM contacts c WHERE ${audience.predicate}`, audience.params);
+  return rows[0]?.total ?? 0;
+}
+
+/**
+ * Fixes the audience (contract §9): one email record per contact of the audience, in one
+ * INSERT … SELECT. Records carry no content (rendered at delivery, src/delivery/deferred-content.ts);
+ * a suppressed address gets a SUPPRESSED record with `suppressedReason` as its error. The unique
+ * index emails_campaign_contact_key skips contacts that already have one, so running this twice
+ * (a start job retried after a crash) never makes a second record.
+ */
+export async function insertAudienceRecords(
+  tx: Queryable,
+  campaign: CampaignRow,
+  audience: Audience,
+  options: { messageDomain: string; suppressedReason: string },
+): Promise<void> {
+  const params = [...audience.params];
+  const p = (value: unknown) => {
+    params.push(value);
+    return `$${params.length}`;
+  };
+  await tx.query(
+    `INSERT INTO emails (project_id, id, contact_id, to_address, from_address, from_name, reply_to, status, source_type,
+       campaign_id, template_id, content_type, message_id, last_error)
+     SELECT ${p(campaign.project_id)}::uuid, r.id, r.contact_id, r.email, ${p(campaign.from_email)}, ${p(campaign.from_name)}, ${p(campaign.reply_to)},
+       CASE WHEN s.email IS NULL THEN 'QUEUED' ELSE 'SUPPRESSED' END, 'CAMPAIGN', ${p(campaign.id)}::uuid, ${p(campaign.template_id)}::uuid,
+       ${p(campaign.type)}, '<' || r.id || '@' || ${p(options.messageDomain)}::text || '>',
+       CASE WHEN s.email IS NULL THEN NULL ELSE ${p(options.suppressedReason)}::text END
+     FROM (SELECT gen_random_uuid() AS id, c.id AS contact_id, c.email FROM contacts c WHERE ${audience.predicate}) r
+     LEFT JOIN suppressions s ON s.project_id = ${p(campaign.project_id)}::uuid AND s.email = r.email
+     ON CONFLICT (project_id, campaign_id, contact_id) WHERE campaign_id IS NOT NULL DO NOTHING`,
+    params,
+  );
+}
+
+/** Marks the audience fixed with the number of records made; the campaign may now become SENT. */
+export async function markAudienceFixed(tx: Queryable, projectId: string, campaignId: string): Promise<number> {
+  const rows = await tx.query<{ total: number }>(
+    `UPDATE campaigns SET audience_fixed_at = now(), updated_at = now(),
+       total_recipients = (SELECT count(*)::int FROM emails WHERE project_id = $1 AND campaign_id = $2)
+     WHERE project_id = $1 AND id = $2
+     RETURNING total_recipients AS total`,
+    [projectId, campaignId],
+  );
+  return rows[0]?.total ?? 0;
+}
+
+export async function suppressedRecords(tx: Queryable, projectId: string, campaignId: string) {
+  return tx.query<{ id: string; contact_id: string | null }>(
+    `SELECT id, contact_id FROM emails WHERE project_id = $1 AND campaign_id = $2 AND status = 'SUPPRESSED'`,
+    [projectId, campaignId],
+  );
+}
+
+/**
+ * Cancel mid-send (contract §9): records not yet handed to the transport never leave. QUEUED ones,
+ * and SENDING ones a worker holds but has not handed over (its hand-off and settlement are fenced
+ * on status SENDING, so it drops them), become FAILED with `error`. Returns how many.
+ */
+export async function failUnsentRecords(tx: Queryable, projectId: string, campaignId: string, error: string): Promise<number> {
+  const rows = await tx.query<{ n: number }>(
+    `WITH failed AS (
+       UPDATE emails SET status = 'FAILED', last_error = $3
+       WHERE project_id = $1 AND campaign_id = $2 AND (status = 'QUEUED' OR (status = 'SENDING' AND handed_off_at IS NULL))
+       RETURNING 1
+     )
+     SELECT count(*)::int AS n FROM failed`,
+    [projectId, campaignId, error],
+  );
+  return rows[0]?.n ?? 0;
+}
+
+/**
+ * SENDING → SENT for every campaign whose audience is fixed and none of whose records is still
+ * QUEUED or SENDING (contract §9), across projects. Returns how many are still SENDING after it.
+ */
+export async function completeSentCampaigns(db: Queryable): Promise<{ sent: Array<{ project_id: string; id: string }>; stillSending: number }> {
+  const rows = await db.query<{ project_id: string | null; id: string | null; still_sending: number }>(
+    `WITH done AS (
+       UPDATE campaigns AS c SET status = 'SENT', updated_at = now()
+       WHERE c.status = 'SENDING' AND c.audience_fixed_at IS NOT NULL
+         AND NOT EXISTS (SELECT 1 FROM emails e WHERE e.project_id = c.project_id AND e.campaign_id = c.id AND e.status IN ('QUEUED', 'SENDING'))
+       RETURNING c.project_id, c.id
+     )
+     SELECT d.project_id, d.id, (SELECT count(*)::int FROM campaigns WHERE status = 'SENDING') - (SELECT count(*)::int FROM done) AS still_sending
+     FROM (SELECT 1) one LEFT JOIN done d ON true`,
+  );
+  return {
+    sent: rows.filter((row) => row.id !== null).map((row) => ({ project_id: row.project_id!, id: row.id! })),
+    stillSending: rows[0]?.still_sending ?? 0,
+  };
+}
+
+/**
+ * Campaigns whose start is overdue: SCHEDULED past their time by `graceSeconds` (the start job was
+ * lost), or SENDING without a fixed audience for that long (its start job died with its worker).
+ */
+export async function overdueStarts(db: Queryable, graceSeconds: number) {
+  return db.query<{ project_id: string; id: string }>(
+    `SELECT project_id, id FROM campaigns
+     WHERE (status = 'SCHEDULED' AND scheduled_for <= now() - make_interval(secs => $1))
+        OR (status = 'SENDING' AND audience_fixed_at IS NULL AND sent_at <= now() - make_interval(secs => $1))
+     ORDER BY scheduled_for NULLS FIRST
+     LIMIT 100`,
+    [graceSeconds],
+  );
+}
+
+export type RecipientContact = { id: string; email: string; data: Record<string, unknown> };
+
+/** The contacts of a chunk of records, in one query (deferred rendering). */
+export async function contactsByIds(db: Queryable, projectId: string, ids: string[]): Promise<RecipientContact[]> {
+  if (ids.length === 0) return [];
+  return db.query<RecipientContact>('SELECT id, email, data FROM contacts WHERE project_id = $1 AND id = ANY($2::uuid[])', [projectId, ids]);
+}
+
+export async function contactByEmail(db: Queryable, projectId: string, email: string): Promise<RecipientContact | undefined> {
+  const rows = await db.query<RecipientContact>('SELECT id, email, data FROM contacts WHERE project_id = $1 AND email = $2', [projectId, email]);
+  return rows[0];
+}
+
+/** The content sources of the campaigns of a chunk (deferred rendering). */
+export async function campaignContents(db: Queryable, projectId: string, ids: string[]) {
+  return db.query<{ id: string; subject: string; body: string; updated_at: Date | string }>(
+    'SELECT id, subject, body, updated_at FROM campaigns WHERE project_id = $1 AND id = ANY($2::uuid[])',
+    [projectId, ids],
+  );
+}

@@ -1,0 +1,182 @@
+import { randomUUID } from 'node:crypto';
+import type { Queryable } from '../db/index.ts';
+import { enqueueDelivery } from '../delivery/delivery.jobs.ts';
+import { recipientLinks } from '../delivery/seams.ts';
+import type { Deps } from '../deps.ts';
+import { assertSenderAllowed, signingKeyFor } from '../domains/domains.service.ts';
+import { findSuppressed, insertEmails } from '../emails/emails.queries.ts';
+import { recordEvents } from '../events/events.service.ts';
+import { AppError, badRequest, notFound } from '../http/errors.ts';
+import type { JobQueue } from '../jobs/queue.ts';
+import { recipientVariables, render, toHeaderLine } from '../rendering/render.ts';
+import { SUPPRESSION_REASONS } from '../send/send.service.ts';
+import { audienceOf } from './audience.ts';
+import * as sending from './campaign-sending.queries.ts';
+import { lockCampaign, setStatus } from './campaigns.queries.ts';
+import type { Campaign, CampaignRow } from './campaigns.schemas.ts';
+import { findCampaignOr404, getCampaign, stateError } from './campaigns.service.ts';
+
+export const START_JOB = 'campaigns.start';
+export const PROGRESS_JOB = 'campaigns.progress';
+export type StartJobData = { projectId: string; campaignId: string };
+
+/** How often a SENDING campaign is checked for SENT (the contract promises no figure; seconds). */
+export const PROGRESS_INTERVAL_SECONDS = 2;
+
+export const CANCELLED_ERROR = 'The campaign was cancelled before this message was handed to the transport; it was not sent.';
+
+/** Queues the next progress check; at most one is ever queued (the queue's `short` policy). */
+export async function kickProgress(queue: JobQueue, tx?: Queryable): Promise<void> {
+  const startAfter = new Date(Date.now() + PROGRESS_INTERVAL_SECONDS * 1000);
+  await queue.send(PROGRESS_JOB, {}, { singletonKey: 'tick', startAfter, ...(tx ? { tx } : {}) });
+}
+
+/** `scheduledFor` as api.md takes it: anything the date parser accepts; else 400. */
+function parseScheduledFor(value: string | number | null | undefined): Date | null {
+  if (value === undefined || value === null) return null;
+  const when = new Date(value);
+  if (typeof value === 'string' && value.trim() === '') throw badRequest('scheduledFor is not a date.');
+  if (Number.isNaN(when.getTime())) throw badRequest(`scheduledFor is not a date: ${JSON.stringify(value)}.`);
+  if (when.getTime() < Date.now()) throw badRequest('scheduledFor is in the past.', { details: { scheduledFor: when.toISOString() } });
+  return when;
+}
+
+/**
+ * POST /campaigns/{id}/send (contract §9). From DRAFT or SCHEDULED only; the audience must hold
+ * an eligible contact. With `scheduledFor` the campaign becomes SCHEDULED and a start job waits
+ * for that time; without, it becomes SENDING (sent_at now) and the start job runs at once. The
+ * audience is fixed by the start job, not here: a large audience is not inserted inside a request.
+ */
+export async function sendCampaign(deps: Deps, projectId: string, id: string, scheduledFor: string | number | null | undefined) {
+  const when = parseScheduledFor(scheduledFor);
+  const current = await findCampaignOr404(deps.db, projectId, id);
+  if (current.status !== 'DRAFT' && current.status !== 'SCHEDULED') throw stateError(current, 'sent (only DRAFT and SCHEDULED campaigns can)');
+  await assertSenderAllowed(deps.db, projectId, current.from_email);
+  await deps.db.transaction(async (tx) => {
+    const row = await lockCampaign(tx, projectId, id);
+    if (!row) throw notFound('Campaign');
+    if (row.status !== 'DRAFT' && row.status !== 'SCHEDULED') throw stateError(row, 'sent (only DRAFT and SCHEDULED campaigns can)');
+    const total = await sending.countAudience(tx, await audienceOf(tx, projectId, row));
+    if (total === 0) throw new AppError('CAMPAIGN_NO_RECIPIENTS');
+    await setStatus(tx, projectId, id, when ? { status: 'SCHEDULED', scheduledFor: when, totalRecipients: total } : { status: 'SENDING', totalRecipients: total });
+    const data: StartJobData = { projectId, campaignId: id };
+    await deps.queue.send(START_JOB, data, when ? { tx, startAfter: when } : { tx });
+  });
+  const campaign = await getCampaign(deps, projectId, id);
+  const message = when ? `Campaign scheduled for ${when.toISOString()}.` : 'Campaign is being sent.';
+  return { campaign, message };
+}
+
+/**
+ * The start job (and the sweep's retry of a lost one). SCHEDULED and due → SENDING; then, once,
+ * the audience's records in one INSERT … SELECT, their delivery queued. Locks the campaign row
+ * (SKIP LOCKED: a concurrent start is already doing it); a second run finds the audience fixed
+ * and does nothing, and the unique index guards the records even if it did not.
+ */
+export async function startCampaign(deps: Deps, projectId: string, campaignId: string): Promise<void> {
+  await deps.db.transaction(async (tx) => {
+    const row = await lockCampaign(tx, projectId, campaignId, true);
+    if (!row) return;
+    if (row.status === 'SCHEDULED') {
+      // Re-scheduled later since this job was queued: the job for the new time starts it.
+      if (new Date(row.scheduled_for!).getTime() > Date.now() + 1000) return;
+      await setStatus(tx, projectId, campaignId, { status: 'SENDING' });
+    } else if (row.status !== 'SENDING' || row.audience_fixed_at !== null) return;
+    await fixAudience(deps, tx, row);
+  });
+}
+
+async function fixAudience(deps: Deps, tx: Queryable, row: CampaignRow): Promise<void> {
+  const projectId = row.project_id;
+  const key = await signingKeyFor(tx, projectId, row.from_email);
+  // A sender gone unverified since: records are still made (delivery fails them, saying why).
+  const messageDomain = key?.domainName ?? row.from_email.slice(row.from_email.lastIndexOf('@') + 1).toLowerCase();
+  const audience = await audienceOf(tx, projectId, row);
+  await sending.insertAudienceRecords(tx, row, audience, { messageDomain, suppressedReason: SUPPRESSION_REASONS.suppressed });
+  const total = await sending.markAudienceFixed(tx, projectId, row.id);
+  const suppressed = await sending.suppressedRecords(tx, projectId, row.id);
+  const events = suppressed
+    .filter((record) => record.contact_id !== null)
+    .map((record) => ({
+      contactId: record.contact_id!,
+      name: 'email.suppressed',
+      emailId: record.id,
+      data: { emailId: record.id, reason: 'suppressed', campaignId: row.id, ...(row.template_id ? { templateId: row.template_id } : {}) },
+    }));
+  await recordEvents(tx, deps.queue, projectId, events);
+  if (total > suppressed.length) await enqueueDelivery(deps.queue, tx);
+  await kickProgress(deps.queue, tx);
+}
+
+/**
+ * POST /campaigns/{id}/cancel (contract §9): SCHEDULED or SENDING → CANCELLED; records not yet
+ * handed to the transport become FAILED (docs/decisions/campaigns.md). Any other state → 400.
+ */
+export async function cancelCampaign(deps: Deps, projectId: string, id: string): Promise<Campaign> {
+  await deps.db.transaction(async (tx) => {
+    const row = await lockCampaign(tx, projectId, id);
+    if (!row) throw notFound('Campaign');
+    if (row.status !== 'SCHEDULED' && row.status !== 'SENDING') throw stateError(row, 'cancelled (only SCHEDULED and SENDING campaigns can)');
+    await setStatus(tx, projectId, id, { status: 'CANCELLED' });
+    if (row.status === 'SENDING') await sending.failUnsentRecords(tx, projectId, id, CANCELLED_ERROR);
+  });
+  return getCampaign(deps, projectId, id);
+}
+
+/** The progress job: SENDING → SENT where every record has left the queue; true while any is still SENDING. */
+export async function advanceCampaigns(deps: Deps): Promise<boolean> {
+  const { stillSending } = await sending.completeSentCampaigns(deps.db);
+  return stillSending > 0;
+}
+
+/** The sweep: starts whatever start job was lost (a queue entry gone, a worker that died mid-start). */
+export async function startOverdue(deps: Deps, graceSeconds: number): Promise<number> {
+  const overdue = await sending.overdueStarts(deps.db, graceSeconds);
+  for (const campaign of overdue) await startCampaign(deps, campaign.project_id, campaign.id);
+  return overdue.length;
+}
+
+/**
+ * POST /campaigns/{id}/test (contract §9): one copy, rendered now, `[Test]` in the subject, to any
+ * address. Its record has no campaign id and no contact, so it moves no counter, emits no contact
+ * event and leaves the campaign's state alone. A contact with that address lends its data to the
+ * rendering. A suppressed address gets a SUPPRESSED record, as any send would.
+ */
+export async function sendTestEmail(deps: Deps, projectId: string, id: string, to: string): Promise<{ emailId: string; to: string }> {
+  const row = await findCampaignOr404(deps.db, projectId, id);
+  const address = to.toLowerCase();
+  const key = await signingKeyFor(deps.db, projectId, row.from_email);
+  if (!key) await assertSenderAllowed(deps.db, projectId, row.from_email); // throws the 403
+  const contact = await sending.contactByEmail(deps.db, projectId, address);
+  const emailId = randomUUID();
+  const links = contact ? recipientLinks({ config: deps.config, projectId, emailId, contactId: contact.id, contentType: row.type }) : {};
+  const rendered = render({ subject: row.subject, html: row.body }, recipientVariables({ id: contact?.id ?? '', email: address, data: contact?.data ?? {} }, links));
+  await deps.db.transaction(async (tx) => {
+    const suppressed = (await findSuppressed(tx, projectId, [address])).has(address);
+    await insertEmails(tx, projectId, [
+      {
+        id: emailId,
+        contact_id: null,
+        to_address: address,
+        to_name: null,
+        from_address: row.from_email,
+        from_name: row.from_name,
+        reply_to: row.reply_to,
+        subject: toHeaderLine(`[Test] ${rendered.subject}`),
+        html: rendered.html,
+        text_body: rendered.text,
+        headers: {},
+        status: suppressed ? 'SUPPRESSED' : 'QUEUED',
+        source_type: 'CAMPAIGN',
+        campaign_id: null,
+        template_id: null,
+        workflow_id: null,
+        content_type: row.type,
+        message_id: `<${emailId}@${key!.domainName}>`,
+        last_error: suppressed ? SUPPRESSION_REASONS.suppressed : null,
+      },
+    ]);
+    if (!suppressed) await enqueueDelivery(deps.queue, tx);
+  });
+  return { emailId, to: address };
+}

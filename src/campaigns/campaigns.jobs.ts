@@ -1,0 +1,54 @@
+import type { Deps } from '../deps.ts';
+import type { JobDefinition } from '../jobs/queue.ts';
+import { advanceCampaigns, kickProgress, PROGRESS_JOB, START_JOB, type StartJobData, startCampaign, startOverdue } from './campaign-sending.service.ts';
+import { registerCampaignUsage } from './campaigns.usage.ts';
+
+export const SWEEP_JOB = 'campaigns.sweep';
+const SWEEP_CRON = '* * * * *';
+/** A SCHEDULED campaign this late, or a SENDING one without records this long, lost its start job. */
+const OVERDUE_SECONDS = 30;
+
+/**
+ * Campaign background work (contract §9):
+ * - `campaigns.start`: SCHEDULED → SENDING at `scheduledFor` (a delayed job), then the audience's
+ *   records in one statement. Its queue polls every second, so a delayed start fires within about
+ *   a second of its time (a delayed job sends no NOTIFY when it falls due).
+ * - `campaigns.progress`: SENDING → SENT once every record has left the queue; re-queues itself
+ *   every few seconds while any campaign is SENDING (one statement for all of them).
+ * - `campaigns.sweep`: once a minute, the backstop for lost start and progress jobs.
+ */
+export function campaignsJobs(deps: Deps): JobDefinition<any>[] {
+  registerCampaignUsage(deps);
+  return [
+    {
+      name: START_JOB,
+      queue: { retryLimit: 5, retryDelay: 2, retryBackoff: true, expireInSeconds: 30 * 60 },
+      work: { batchSize: 5, pollingIntervalSeconds: 1, notifyPollingIntervalSeconds: 1 },
+      async handle(jobs: Array<{ data: StartJobData }>) {
+        for (const job of jobs) await startCampaign(deps, job.data.projectId, job.data.campaignId);
+      },
+    },
+    {
+      name: PROGRESS_JOB,
+      queue: { policy: 'short', retryLimit: 0, expireInSeconds: 5 * 60 },
+      work: { batchSize: 1, pollingIntervalSeconds: 1, notifyPollingIntervalSeconds: 1 },
+      async handle() {
+        if (await advanceCampaigns(deps)) await kickProgress(deps.queue);
+      },
+    },
+    {
+      name: SWEEP_JOB,
+      queue: { policy: 'short', retryLimit: 0, expireInSeconds: 10 * 60 },
+      async handle() {
+        await startOverdue(deps, OVERDUE_SECONDS);
+        if (await advanceCampaigns(deps)) await kickProgress(deps.queue);
+      },
+    },
+  ];
+}
+
+/** At start-up: the sweep's schedule, and one sweep now (work a stopped process left). */
+export async function startCampaignJobs(deps: Deps): Promise<void> {
+  await deps.queue.schedule(SWEEP_JOB, SWEEP_CRON, { singletonKey: 'cron' });
+  await deps.queue.send(SWEEP_JOB, {}, { singletonKey: 'now' });
+}

@@ -1,0 +1,210 @@
+import type { Queryable } from '../db/index.ts';
+import type { AudienceType, CampaignRow, CampaignStatus, CampaignType } from './campaigns.schemas.ts';
+
+/** Column values of a campaign write (create and PUT replace the same set). */
+export type CampaignValues = {
+  name: string;
+  description: string | null;
+  subject: string;
+  body: string;
+  fromEmail: string;
+  fromName: string | null;
+  replyTo: string | null;
+  type: CampaignType;
+  templateId: string | null;
+  audienceType: AudienceType;
+  audienceCondition: Record<string, unknown> | null;
+  segmentId: string | null;
+  totalRecipients: number;
+};
+
+/**
+ * The counters of a campaign, from its records by status (contract §6: counters follow the
+ * records). Only `status` is read, so the (project_id, campaign_id, status) index answers it.
+ */
+const COUNTS = `LEFT JOIN LATERAL (
+    SELECT
+      count(*) FILTER (WHERE e.status IN ('QUEUED', 'SENDING'))::int AS queued_count,
+      count(*) FILTER (WHERE e.status IN ('SENT', 'DELIVERED', 'OPENED', 'CLICKED', 'COMPLAINED', 'BOUNCED'))::int AS sent_count,
+      count(*) FILTER (WHERE e.status IN ('DELIVERED', 'OPENED', 'CLICKED', 'COMPLAINED'))::int AS delivered_count,
+      count(*) FILTER (WHERE e.status IN ('OPENED', 'CLICKED'))::int AS opened_count,
+      count(*) FILTER (WHERE e.status = 'CLICKED')::int AS clicked_count,
+      count(*) FILTER (WHERE e.status = 'BOUNCED')::int AS bounced_count,
+      count(*) FILTER (WHERE e.status = 'COMPLAINED')::int AS complained_count,
+      count(*) FILTER (WHERE e.status = 'FAILED')::int AS failed_count,
+      count(*) FILTER (WHERE e.status = 'SUPPRESSED')::int AS suppressed_count
+    FROM emails e WHERE e.project_id = p.project_id AND e.campaign_id = p.id
+  ) n ON true`;
+
+const valueParams = (v: CampaignValues) => [
+  v.name,
+  v.description,
+  v.subject,
+  v.body,
+  v.fromEmail,
+  v.fromName,
+  v.replyTo,
+  v.type,
+  v.templateId,
+  v.audienceType,
+  v.audienceCondition === null ? null : JSON.stringify(v.audienceCondition),
+  v.segmentId,
+  v.totalRecipients,
+];
+
+export async function insertCampaign(db: Queryable, projectId: string, values: CampaignValues): Promise<CampaignRow> {
+  const rows = await db.query<CampaignRow>(
+    `WITH p AS (
+       INSERT INTO campaigns (project_id, name, description, subject, body, from_email, from_name, reply_to, type, template_id,
+         audience_type, audience_condition, segment_id, total_recipients)
+       VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12::jsonb, $13, $14)
+       RETURNING *
+     )
+     SELECT p.*, n.* FROM p ${COUNTS}`,
+    [projectId, ...valueParams(values)],
+  );
+  return rows[0]!;
+}
+
+export async function findCampaign(db: Queryable, projectId: string, id: string): Promise<CampaignRow | undefined> {
+  const rows = await db.query<CampaignRow>(`SELECT p.*, n.* FROM campaigns p ${COUNTS} WHERE p.project_id = $1 AND p.id = $2`, [projectId, id]);
+  return rows[0];
+}
+
+/** The campaign row alone, locked for a state change; undefined when missing (or, with skipLocked, busy). */
+export async function lockCampaign(tx: Queryable, projectId: string, id: string, skipLocked = false): Promise<CampaignRow | undefined> {
+  const rows = await tx.query<CampaignRow>(`SELECT * FROM campaigns WHERE project_id = $1 AND id = $2 FOR UPDATE${skipLocked ? ' SKIP LOCKED' : ''}`, [projectId, id]);
+  return rows[0];
+}
+
+/** PUT: replaces the content while the campaign is DRAFT or SCHEDULED; undefined otherwise. */
+export async function replaceCampaign(db: Queryable, projectId: string, id: string, values: CampaignValues): Promise<CampaignRow | undefined> {
+  const rows = await db.query<CampaignRow>(
+    `WITH p AS (
+       UPDATE campaigns SET name = $3, description = $4, subject = $5, body = $6, from_email = $7, from_name = $8, reply_to = $9,
+         type = $10, template_id = $11, audience_type = $12, audience_condition = $13::jsonb, segment_id = $14,
+         total_recipients = $15, updated_at = now()
+       WHERE project_id = $1 AND id = $2 AND status IN ('DRAFT', 'SCHEDULED')
+       RETURNING *
+     )
+     SELECT p.*, n.* FROM p ${COUNTS}`,
+    [projectId, id, ...valueParams(values)],
+  );
+  return rows[0];
+}
+
+/** Moves a campaign to `status`; SENDING also stamps sent_at (contract §9), SCHEDULED its time. */
+export async function setStatus(
+  tx: Queryable,
+  projectId: string,
+  id: string,
+  change: { status: CampaignStatus; scheduledFor?: Date; totalRecipients?: number },
+): Promise<void> {
+  await tx.query(
+    `UPDATE campaigns SET status = $3,
+       scheduled_for = CASE WHEN $3 = 'SCHEDULED' THEN $4::timestamptz ELSE scheduled_for END,
+       sent_at = CASE WHEN $3 = 'SENDING' THEN now() ELSE sent_at END,
+       total_recipients = coalesce($5::int, total_recipients),
+       updated_at = now()
+     WHERE project_id = $1 AND id = $2`,
+    [projectId, id, change.status, change.scheduledFor?.toISOString() ?? null, change.totalRecipients ?? null],
+  );
+}
+
+export async function deleteCampaign(tx: Queryable, projectId: string, id: string): Promise<void> {
+  await tx.query('DELETE FROM campaigns WHERE project_id = $1 AND id = $2', [projectId, id]);
+}
+
+/** A DRAFT copy under a new id and name, in one statement; undefined when not found. */
+export async function duplicateCampaign(db: Queryable, projectId: string, id: string, nameSuffix: string, maxName: number): Promise<CampaignRow | undefined> {
+  const rows = await db.query<CampaignRow>(
+    `WITH p AS (
+       INSERT INTO campaigns (project_id, name, description, subject, body, from_email, from_name, reply_to, type, template_id,
+         audience_type, audience_condition, segment_id, total_recipients)
+       SELECT project_id, left(name, $4::int - length($3::text)) || $3::text, description, subject, body, from_email, from_name,
+         reply_to, type, template_id, audience_type, audience_condition, segment_id, 0
+       FROM campaigns WHERE project_id = $1 AND id = $2
+       RETURNING *
+     )
+     SELECT p.*, n.* FROM p ${COUNTS}`,
+    [projectId, id, nameSuffix, maxName],
+  );
+  return rows[0];
+}
+
+export async function setTotalRecipients(db: Queryable, projectId: string, id: string, total: number): Promise<void> {
+  await db.query('UPDATE campaigns SET total_recipients = $3 WHERE project_id = $1 AND id = $2', [projectId, id, total]);
+}
+
+export type CampaignSort = 'name' | 'createdAt' | 'updatedAt';
+export type CampaignFilters = { status?: CampaignStatus; search?: string };
+
+// Sort keys as SQL, from a closed set (never from the request text).
+const ORDER_BY: Record<CampaignSort, string> = { name: 'lower(name) COLLATE "C"', createdAt: 'created_at', updatedAt: 'updated_at' };
+
+const containsPattern = (text: string) => `%${text.replace(/[\\%_]/g, '\\$&')}%`;
+
+function where(projectId: string, filters: CampaignFilters): { sql: string; params: unknown[] } {
+  return {
+    sql: `project_id = $1
+      AND ($2::text IS NULL OR status = $2::text)
+      AND ($3::text IS NULL OR name ILIKE $3::text OR subject ILIKE $3::text OR from_email ILIKE $3::text)`,
+    params: [projectId, filters.status ?? null, filters.search ? containsPattern(filters.search) : null],
+  };
+}
+
+export async function listCampaigns(
+  db: Queryable,
+  projectId: string,
+  options: CampaignFilters & { sort: CampaignSort; dir: 'asc' | 'desc'; limit: number; offset: number },
+): Promise<CampaignRow[]> {
+  const filter = where(projectId, options);
+  const order = `${ORDER_BY[options.sort]} ${options.dir === 'asc' ? 'ASC' : 'DESC'}, id ${options.dir === 'asc' ? 'ASC' : 'DESC'}`;
+  // The page first, then the counters of its rows only (the counters' columns share no name with it).
+  return db.query<CampaignRow>(
+    `SELECT p.*, n.* FROM (
+       SELECT * FROM campaigns WHERE ${filter.sql} ORDER BY ${order} LIMIT $4 OFFSET $5
+     ) p ${COUNTS}
+     ORDER BY ${order}`,
+    [...filter.params, options.limit, options.offset],
+  );
+}
+
+export async function countCampaigns(db: Queryable, projectId: string, filters: CampaignFilters): Promise<number> {
+  const filter = where(projectId, filters);
+  const rows = await db.query<{ total: number }>(`SELECT count(*)::int AS total FROM campaigns WHERE ${filter.sql}`, filter.params);
+  return rows[0]?.total ?? 0;
+}
+
+/** Campaigns made from a template (GET /templates/{id}/usage). */
+export async function campaignsUsingTemplate(db: Queryable, projectId: string, templateId: string) {
+  return db.query<{ id: string; name: string; status: string }>(
+    'SELECT id, name, status FROM campaigns WHERE project_id = $1 AND template_id = $2 ORDER BY created_at, id',
+    [projectId, templateId],
+  );
+}
+
+/**
+ * FILTERED campaigns whose condition has a filter on `field` (contract §4 field names such as
+ * `data.plan`, `email`, `event.signup`), at any depth of the tree.
+ */
+export async function campaignsFilteringOn(db: Queryable, projectId: string, field: string, statuses?: readonly CampaignStatus[]) {
+  return db.query<{ id: string; name: string; status: string }>(
+    `SELECT id, name, status FROM campaigns
+     WHERE project_id = $1 AND audience_type = 'FILTERED'
+       AND jsonb_path_exists(audience_condition, 'strict $.**.field ? (@ == $f)', jsonb_build_object('f', $2::text))
+       AND ($3::text[] IS NULL OR status = ANY($3::text[]))
+     ORDER BY created_at, id`,
+    [projectId, field, statuses ? [...statuses] : null],
+  );
+}
+
+/** Campaigns in `statuses` whose audience is the segment, or filters on membership of it. */
+export async function campaignsUsingSegment(db: Queryable, projectId: string, segmentId: string, statuses: readonly CampaignStatus[]) {
+  const viaFilter = await campaignsFilteringOn(db, projectId, `segment.${segmentId}`, statuses);
+  const direct = await db.query<{ id: string; name: string; status: string }>(
+    `SELECT id, name, status FROM campaigns WHERE project_id = $1 AND segment_id = $2 AND status = ANY($3::text[]) ORDER BY created_at, id`,
+    [projectId, segmentId, [...statuses]],
+  );
+  return [...direct, ...viaFilter];
+}

@@ -1,0 +1,189 @@
+import { z } from 'zod';
+
+export const CAMPAIGN_TYPES = ['TRANSACTIONAL', 'MARKETING', 'HEADLESS'] as const;
+export const CAMPAIGN_STATUSES = ['DRAFT', 'SCHEDULED', 'SENDING', 'SENT', 'CANCELLED'] as const;
+export const AUDIENCE_TYPES = ['ALL', 'SEGMENT', 'FILTERED'] as const;
+export type CampaignType = (typeof CAMPAIGN_TYPES)[number];
+export type CampaignStatus = (typeof CAMPAIGN_STATUSES)[number];
+export type AudienceType = (typeof AUDIENCE_TYPES)[number];
+
+/** A campaigns row with its counters (campaigns.queries.ts selects both). */
+export type CampaignRow = {
+  project_id: string;
+  id: string;
+  name: string;
+  description: string | null;
+  subject: string;
+  body: string;
+  from_email: string;
+  from_name: string | null;
+  reply_to: string | null;
+  type: CampaignType;
+  template_id: string | null;
+  audience_type: AudienceType;
+  audience_condition: Record<string, unknown> | null;
+  segment_id: string | null;
+  status: CampaignStatus;
+  scheduled_for: Date | string | null;
+  sent_at: Date | string | null;
+  audience_fixed_at: Date | string | null;
+  total_recipients: number;
+  created_at: Date | string;
+  updated_at: Date | string;
+} & CampaignCounts;
+
+/** Records per outcome (docs/decisions/campaigns.md: which statuses count where). */
+export type CampaignCounts = {
+  queued_count: number;
+  sent_count: number;
+  delivered_count: number;
+  opened_count: number;
+  clicked_count: number;
+  bounced_count: number;
+  complained_count: number;
+  failed_count: number;
+  suppressed_count: number;
+};
+
+const iso = (value: Date | string) => (value instanceof Date ? value : new Date(value)).toISOString();
+const isoOrNull = (value: Date | string | null) => (value === null ? null : iso(value));
+
+/** api.md Campaign, from a campaigns row. Unset optional fields are null. */
+export function toCampaign(row: CampaignRow): Campaign {
+  return {
+    id: row.id,
+    name: row.name,
+    description: row.description,
+    subject: row.subject,
+    body: row.body,
+    from: row.from_email,
+    fromName: row.from_name,
+    replyTo: row.reply_to,
+    type: row.type,
+    status: row.status,
+    audienceType: row.audience_type,
+    audienceCondition: row.audience_condition,
+    segmentId: row.segment_id,
+    templateId: row.template_id,
+    scheduledFor: isoOrNull(row.scheduled_for),
+    totalRecipients: row.total_recipients,
+    sentCount: row.sent_count,
+    deliveredCount: row.delivered_count,
+    openedCount: row.opened_count,
+    clickedCount: row.clicked_count,
+    bouncedCount: row.bounced_count,
+    projectId: row.project_id,
+    sentAt: isoOrNull(row.sent_at),
+    createdAt: iso(row.created_at),
+    updatedAt: iso(row.updated_at),
+  };
+}
+
+export const campaignSchema = z.object({
+  id: z.uuid(),
+  name: z.string(),
+  description: z.string().nullable(),
+  subject: z.string(),
+  body: z.string(),
+  from: z.string(),
+  fromName: z.string().nullable(),
+  replyTo: z.string().nullable(),
+  type: z.enum(CAMPAIGN_TYPES),
+  status: z.enum(CAMPAIGN_STATUSES),
+  audienceType: z.enum(AUDIENCE_TYPES),
+  audienceCondition: z.record(z.string(), z.unknown()).nullable(),
+  segmentId: z.uuid().nullable(),
+  templateId: z.uuid().nullable(),
+  scheduledFor: z.string().nullable(),
+  totalRecipients: z.number().int(),
+  sentCount: z.number().int(),
+  deliveredCount: z.number().int(),
+  openedCount: z.number().int(),
+  clickedCount: z.number().int(),
+  bouncedCount: z.number().int(),
+  projectId: z.uuid(),
+  sentAt: z.string().nullable(),
+  createdAt: z.string(),
+  updatedAt: z.string(),
+});
+export type Campaign = z.infer<typeof campaignSchema>;
+
+// Field limits, the same as templates' (docs/decisions/templates.md).
+export const MAX_NAME = 200;
+const noLineBreaks = (value: string) => !/[\r\n]/.test(value);
+const email = z.string().trim().max(254).pipe(z.email());
+
+/**
+ * POST /campaigns and PUT /campaigns/{id} (PUT replaces: it takes the create body). subject, body
+ * and from are required unless `templateId` supplies them (checked by the service after the merge);
+ * the companion fields of audienceType are checked by the service too (400, api.md).
+ */
+export const campaignBody = z.object({
+  name: z.string().trim().min(1).max(MAX_NAME),
+  description: z.string().max(2000).nullish(),
+  subject: z.string().min(1).max(2000).optional(),
+  body: z.string().min(1).max(1_000_000).optional(),
+  from: email.optional(),
+  fromName: z.string().trim().max(200).refine(noLineBreaks, { message: 'Must not contain line breaks.' }).nullish(),
+  replyTo: email.nullish(),
+  type: z.enum(CAMPAIGN_TYPES).optional(),
+  audienceType: z.enum(AUDIENCE_TYPES),
+  segmentId: z.uuid().nullish(),
+  audienceCondition: z.record(z.string(), z.unknown()).nullish(),
+  templateId: z.uuid().nullish().describe('copy subject, body, sender and type from this template; explicit fields override'),
+});
+export type CampaignInput = z.infer<typeof campaignBody>;
+
+export const campaignIdParams = z.object({ id: z.uuid() });
+
+/** `scheduledFor`: anything `Date` parses (api.md); the service answers 400 when it does not. */
+export const sendCampaignBody = z
+  .object({ scheduledFor: z.union([z.string(), z.number(), z.null()]).optional().describe('date-time; omit or null to send now') })
+  .nullish();
+
+export const testCampaignBody = z.object({ email });
+
+export const DEFAULT_PAGE_SIZE = 20;
+export const MAX_PAGE_SIZE = 100;
+
+/** api.md Conventions, offset pagination; an unknown status is a 400 (querystring validation). */
+export const listCampaignsQuery = z.object({
+  page: z.coerce.number().int().min(1).max(1_000_000).optional(),
+  pageSize: z.coerce.number().int().min(1).optional().describe(`default ${DEFAULT_PAGE_SIZE}; values above ${MAX_PAGE_SIZE} are clamped`),
+  sort: z.string().optional().describe('name, createdAt (default; unknown values fall back to it) or updatedAt'),
+  dir: z.string().optional().describe('asc or desc (default; unknown values fall back to it)'),
+  status: z.enum(CAMPAIGN_STATUSES).optional(),
+  search: z.string().max(200).optional().describe('case-insensitive substring of name, subject or sender address'),
+});
+export type ListCampaignsInput = z.infer<typeof listCampaignsQuery>;
+
+export const campaignPage = z.object({
+  data: z.array(campaignSchema),
+  page: z.number().int(),
+  pageSize: z.number().int(),
+  total: z.number().int(),
+  totalPages: z.number().int(),
+});
+export type CampaignPage = z.infer<typeof campaignPage>;
+
+export const campaignEnvelope = z.object({ success: z.literal(true), data: campaignSchema, message: z.string().optional() });
+
+export const campaignStats = z.object({
+  totalRecipients: z.number().int(),
+  queuedCount: z.number().int().describe('records still waiting for delivery (QUEUED or SENDING)'),
+  sentCount: z.number().int(),
+  deliveredCount: z.number().int(),
+  openedCount: z.number().int(),
+  clickedCount: z.number().int(),
+  bouncedCount: z.number().int(),
+  complainedCount: z.number().int(),
+  failedCount: z.number().int(),
+  suppressedCount: z.number().int(),
+  deliveryRate: z.number().describe('percent of sent'),
+  bounceRate: z.number().describe('percent of sent'),
+  openRate: z.number().describe('percent of delivered'),
+  clickRate: z.number().describe('percent of delivered'),
+});
+export type CampaignStats = z.infer<typeof campaignStats>;
+
+export const testSentResponse = z.object({ success: z.literal(true), message: z.string(), data: z.object({ emailId: z.uuid(), to: z.string() }) });

@@ -1,0 +1,158 @@
+import type { Queryable } from '../db/index.ts';
+import type { Deps } from '../deps.ts';
+import { assertSenderAllowed } from '../domains/domains.service.ts';
+import { AppError, badRequest, type FieldError, notFound } from '../http/errors.ts';
+import { checkTemplateSyntax } from '../rendering/render.ts';
+import { getTemplateForSend } from '../templates/templates.service.ts';
+import { assertSegmentExists, audienceOf, checkAudienceCondition } from './audience.ts';
+import { countAudience } from './campaign-sending.queries.ts';
+import * as queries from './campaigns.queries.ts';
+import {
+  type Campaign,
+  type CampaignInput,
+  type CampaignPage,
+  type CampaignRow,
+  type CampaignStats,
+  DEFAULT_PAGE_SIZE,
+  type ListCampaignsInput,
+  MAX_NAME,
+  MAX_PAGE_SIZE,
+  toCampaign,
+} from './campaigns.schemas.ts';
+
+const required = (field: string): FieldError => ({ field, code: 'invalid_type', message: 'Required', received: 'undefined' });
+
+/**
+ * The column values of a create or PUT body, with every rule of api.md's create body in order:
+ * required content (422; a `templateId` may supply subject, body and sender), the audience's
+ * companion field (400), the condition tree (422 naming the path), Liquid syntax (400), the
+ * segment (404) and the sender's domain (403).
+ */
+async function valuesOf(deps: Deps, projectId: string, input: CampaignInput): Promise<queries.CampaignValues> {
+  const template = input.templateId ? await getTemplateForSend(deps.db, projectId, input.templateId) : undefined;
+  const subject = input.subject ?? template?.subject;
+  const body = input.body ?? template?.body;
+  const from = input.from ?? template?.from;
+  const missing = [subject === undefined && 'subject', body === undefined && 'body', from === undefined && 'from'].filter((f): f is string => !!f);
+  if (missing.length) throw new AppError('VALIDATION_ERROR', { errors: missing.map(required) });
+
+  if (input.audienceType === 'SEGMENT' && !input.segmentId) throw badRequest('segmentId is required when audienceType is SEGMENT.');
+  if (input.audienceType === 'FILTERED' && !input.audienceCondition) throw badRequest('audienceCondition is required when audienceType is FILTERED.');
+  if (input.audienceType === 'FILTERED') checkAudienceCondition(input.audienceCondition);
+  checkTemplateSyntax(subject!, 'subject');
+  checkTemplateSyntax(body!, 'body');
+  if (input.audienceType === 'SEGMENT') await assertSegmentExists(deps.db, projectId, input.segmentId!);
+  await assertSenderAllowed(deps.db, projectId, from!);
+
+  const values: queries.CampaignValues = {
+    name: input.name,
+    description: input.description ?? null,
+    subject: subject!,
+    body: body!,
+    fromEmail: from!,
+    fromName: input.fromName !== undefined ? input.fromName : (template?.fromName ?? null),
+    replyTo: input.replyTo !== undefined ? input.replyTo : (template?.replyTo ?? null),
+    type: input.type ?? template?.type ?? 'MARKETING',
+    templateId: template?.id ?? null,
+    audienceType: input.audienceType,
+    // Only the companion of the chosen audience type is kept.
+    audienceCondition: input.audienceType === 'FILTERED' ? input.audienceCondition! : null,
+    segmentId: input.audienceType === 'SEGMENT' ? input.segmentId! : null,
+    totalRecipients: 0,
+  };
+  values.totalRecipients = await audienceSize(deps.db, projectId, values);
+  return values;
+}
+
+/** How many contacts the audience holds now (a DRAFT's `totalRecipients`). */
+async function audienceSize(db: Queryable, projectId: string, values: queries.CampaignValues): Promise<number> {
+  const spec = { type: values.type, audience_type: values.audienceType, segment_id: values.segmentId, audience_condition: values.audienceCondition };
+  return countAudience(db, await audienceOf(db, projectId, spec));
+}
+
+/** POST /campaigns: a DRAFT. */
+export async function createCampaign(deps: Deps, projectId: string, input: CampaignInput): Promise<Campaign> {
+  const values = await valuesOf(deps, projectId, input);
+  return toCampaign(await queries.insertCampaign(deps.db, projectId, values));
+}
+
+export async function findCampaignOr404(db: Queryable, projectId: string, id: string): Promise<CampaignRow> {
+  const row = await queries.findCampaign(db, projectId, id);
+  if (!row) throw notFound('Campaign');
+  return row;
+}
+
+export async function getCampaign(deps: Deps, projectId: string, id: string): Promise<Campaign> {
+  return toCampaign(await findCampaignOr404(deps.db, projectId, id));
+}
+
+export const stateError = (row: Pick<CampaignRow, 'status'>, action: string) =>
+  new AppError('CAMPAIGN_STATE_INVALID', { message: `A ${row.status} campaign cannot be ${action}.`, details: { status: row.status } });
+
+/** PUT /campaigns/{id}: replaces the content, only while DRAFT or SCHEDULED (contract §9). */
+export async function replaceCampaign(deps: Deps, projectId: string, id: string, input: CampaignInput): Promise<Campaign> {
+  const current = await findCampaignOr404(deps.db, projectId, id);
+  if (current.status !== 'DRAFT' && current.status !== 'SCHEDULED') throw stateError(current, 'edited (only DRAFT and SCHEDULED campaigns can)');
+  const values = await valuesOf(deps, projectId, input);
+  const row = await queries.replaceCampaign(deps.db, projectId, id, values);
+  if (row) return toCampaign(row);
+  // It moved on (or went) between the check and the write.
+  throw stateError(await findCampaignOr404(deps.db, projectId, id), 'edited (only DRAFT and SCHEDULED campaigns can)');
+}
+
+/** POST /campaigns/{id}/duplicate: a DRAFT copy named "<name> (copy)", its audience counted now. */
+export async function duplicateCampaign(deps: Deps, projectId: string, id: string): Promise<Campaign> {
+  const copy = await queries.duplicateCampaign(deps.db, projectId, id, ' (copy)', MAX_NAME);
+  if (!copy) throw notFound('Campaign');
+  copy.total_recipients = await countAudience(deps.db, await audienceOf(deps.db, projectId, copy));
+  await queries.setTotalRecipients(deps.db, projectId, copy.id, copy.total_recipients);
+  return toCampaign(copy);
+}
+
+/** DELETE /campaigns/{id} (contract §9): SENDING → 409; a SCHEDULED one is cancelled by going. */
+export async function deleteCampaign(deps: Deps, projectId: string, id: string): Promise<void> {
+  await deps.db.transaction(async (tx) => {
+    const row = await queries.lockCampaign(tx, projectId, id);
+    if (!row) throw notFound('Campaign');
+    if (row.status === 'SENDING') throw new AppError('CAMPAIGN_SENDING', { message: 'The campaign is sending; cancel it before deleting it.' });
+    // A SCHEDULED campaign's start job finds no campaign and does nothing.
+    await queries.deleteCampaign(tx, projectId, id);
+  });
+}
+
+/** GET /campaigns (api.md Conventions: offset pagination; pageSize clamped to 100). */
+export async function listCampaigns(deps: Deps, projectId: string, input: ListCampaignsInput): Promise<CampaignPage> {
+  const page = input.page ?? 1;
+  const pageSize = Math.min(input.pageSize ?? DEFAULT_PAGE_SIZE, MAX_PAGE_SIZE);
+  const sort = input.sort === 'name' || input.sort === 'updatedAt' ? input.sort : 'createdAt';
+  const dir = input.dir === 'asc' ? 'asc' : 'desc';
+  const filters = { status: input.status, search: input.search?.trim() || undefined };
+  const [rows, total] = await Promise.all([
+    queries.listCampaigns(deps.db, projectId, { ...filters, sort, dir, limit: pageSize, offset: (page - 1) * pageSize }),
+    queries.countCampaigns(deps.db, projectId, filters),
+  ]);
+  return { data: rows.map(toCampaign), page, pageSize, total, totalPages: Math.ceil(total / pageSize) };
+}
+
+const percent = (part: number, whole: number) => (whole > 0 ? Math.round((part / whole) * 10000) / 100 : 0);
+
+/** GET /campaigns/{id}/stats: the counters, every outcome, and the usual rates (percent). */
+export async function campaignStats(deps: Deps, projectId: string, id: string): Promise<CampaignStats> {
+  const row = await findCampaignOr404(deps.db, projectId, id);
+  return {
+    totalRecipients: row.total_recipients,
+    queuedCount: row.queued_count,
+    sentCount: row.sent_count,
+    deliveredCount: row.delivered_count,
+    openedCount: row.opened_count,
+    clickedCount: row.clicked_count,
+    bouncedCount: row.bounced_count,
+    complainedCount: row.complained_count,
+    failedCount: row.failed_count,
+    suppressedCount: row.suppressed_count,
+    deliveryRate: percent(row.delivered_count, row.sent_count),
+    bounceRate: percent(row.bounced_count, row.sent_count),
+    openRate: percent(row.opened_count, row.delivered_count),
+    clickRate: percent(row.clicked_count, row.delivered_count),
+  };
+}
