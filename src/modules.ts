@@ -26,6 +26,8 @@ import { projectsRoutes } from './projects/projects.routes.ts';
 import { verifyRoutes } from './verify/verify.routes.ts';
 import { linksRoutes } from './links/links.routes.ts';
 import { templatesRoutes } from './templates/templates.routes.ts';
+import { segmentsJobs } from './segments/segments.jobs.ts';
+import { segmentsRoutes } from './segments/segments.routes.ts';
 import { uploadsRoutes } from './uploads/uploads.routes.ts';
 import { webhooksRoutes } from './webhooks/webhooks.routes.ts';
 
@@ -51,6 +53,7 @@ export const CAPABILITIES: Capability[] = [
   { name: 'events', prefix: '', routes: eventsRoutes, jobs: eventsJobs },
   { name: 'domains', prefix: '', routes: domainsRoutes, jobs: domainJobs },
   { name: 'templates', prefix: '', routes: templatesRoutes },
+  { name: 'segments', prefix: '', routes: segmentsRoutes, jobs: segmentsJobs },
   { name: 'send', prefix: '', routes: sendRoutes },
   { name: 'campaigns', prefix: '', routes: campaignsRoutes, jobs: campaignsJobs },
   { name: 'emails', prefix: '', routes: emailsRoutes, jobs: deliveryJobs },
