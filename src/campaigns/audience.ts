@@ -1,5 +1,6 @@
+import { compileAudience, ConditionError, type ConditionTree, pathSegments, segmentMembership, validateConditionTree } from '../conditions/index.ts';
 import type { Queryable } from '../db/index.ts';
-import { badRequest } from '../http/errors.ts';
+import { AppError } from '../http/errors.ts';
 import type { Audience } from './campaign-sending.queries.ts';
 import type { AudienceType, CampaignType } from './campaigns.schemas.ts';
 
@@ -14,24 +15,39 @@ export type AudienceSpec = {
  * The campaign's audience as one predicate over contacts `c` (contract §4: evaluated in the
  * database): the project's contacts, subscribed ones only unless the campaign is TRANSACTIONAL
  * (contract §6), narrowed by the segment or the condition tree. Every value is a bound parameter.
+ * An unknown segment is a 404; a tree the database refuses (an unknown or circular segment
+ * reference) throws the compiler's ConditionError.
  */
 export async function audienceOf(db: Queryable, projectId: string, spec: AudienceSpec): Promise<Audience> {
   const params: unknown[] = [projectId];
   const parts = ['c.project_id = $1'];
   if (spec.type !== 'TRANSACTIONAL') parts.push('c.subscribed');
-  if (spec.audience_type === 'SEGMENT' || spec.audience_type === 'FILTERED') {
-    throw new Error(`${spec.audience_type} audiences are not available yet`);
-  }
-  void db;
+  if (spec.audience_type === 'SEGMENT') parts.push(`(${await segmentMembership(db, projectId, spec.segment_id!, params)})`);
+  if (spec.audience_type === 'FILTERED') parts.push(`(${await compileAudience(db, projectId, spec.audience_condition as ConditionTree, params)})`);
   return { predicate: parts.join(' AND '), params };
 }
 
-/** A FILTERED campaign's condition tree (contract §4): invalid → 422 naming the path of the bad filter. */
-export function checkAudienceCondition(_tree: unknown): void {
-  throw badRequest('FILTERED audiences are not available yet.');
+/** contract §4 on campaigns: an invalid tree is a 422 naming the path of the bad filter. */
+function conditionError(path: string, message: string): AppError {
+  const field = ['audienceCondition', ...pathSegments(path)].join('.');
+  return new AppError('VALIDATION_ERROR', { errors: [{ field, code: 'custom', message }] });
 }
 
-/** SEGMENT audiences: the segment must be in the project (404). */
-export async function assertSegmentExists(_db: Queryable, _projectId: string, _segmentId: string): Promise<void> {
-  throw badRequest('SEGMENT audiences are not available yet.');
+/** Checks a FILTERED campaign's condition tree by itself (the segments it names are checked by compiling). */
+export function checkAudienceCondition(tree: unknown): void {
+  const problem = validateConditionTree(tree);
+  if (problem) throw conditionError(problem.path, problem.message);
+}
+
+/**
+ * audienceOf for a campaign being written: the compiler's 400 for a tree that names an unknown or
+ * circular segment becomes the 422 campaigns answer for a bad condition (contract §4).
+ */
+export async function audienceForWrite(db: Queryable, projectId: string, spec: AudienceSpec): Promise<Audience> {
+  try {
+    return await audienceOf(db, projectId, spec);
+  } catch (error) {
+    if (error instanceof ConditionError) throw conditionError(error.path, error.reason);
+    throw error;
+  }
 }

@@ -88,10 +88,19 @@ export async function startCampaign(deps: Deps, projectId: string, campaignId: s
 
 async function fixAudience(deps: Deps, tx: Queryable, row: CampaignRow): Promise<void> {
   const projectId = row.project_id;
+  const audience = await audienceOf(tx, projectId, row).catch((error: unknown) => {
+    if (error instanceof AppError) return error;
+    throw error;
+  });
+  if (audience instanceof AppError) {
+    // Its segment went away (the segment guard should prevent it): it can never be sent.
+    deps.log.warn({ campaignId: row.id, err: audience }, 'campaign audience no longer resolves; the campaign is cancelled');
+    await setStatus(tx, projectId, row.id, { status: 'CANCELLED' });
+    return;
+  }
   const key = await signingKeyFor(tx, projectId, row.from_email);
   // A sender gone unverified since: records are still made (delivery fails them, saying why).
   const messageDomain = key?.domainName ?? row.from_email.slice(row.from_email.lastIndexOf('@') + 1).toLowerCase();
-  const audience = await audienceOf(tx, projectId, row);
   await sending.insertAudienceRecords(tx, row, audience, { messageDomain, suppressedReason: SUPPRESSION_REASONS.suppressed });
   const total = await sending.markAudienceFixed(tx, projectId, row.id);
   const suppressed = await sending.suppressedRecords(tx, projectId, row.id);

@@ -4,7 +4,7 @@ import { assertSenderAllowed } from '../domains/domains.service.ts';
 import { AppError, badRequest, type FieldError, notFound } from '../http/errors.ts';
 import { checkTemplateSyntax } from '../rendering/render.ts';
 import { getTemplateForSend } from '../templates/templates.service.ts';
-import { assertSegmentExists, audienceOf, checkAudienceCondition } from './audience.ts';
+import { audienceForWrite, audienceOf, checkAudienceCondition } from './audience.ts';
 import { countAudience } from './campaign-sending.queries.ts';
 import * as queries from './campaigns.queries.ts';
 import {
@@ -26,7 +26,8 @@ const required = (field: string): FieldError => ({ field, code: 'invalid_type', 
  * The column values of a create or PUT body, with every rule of api.md's create body in order:
  * required content (422; a `templateId` may supply subject, body and sender), the audience's
  * companion field (400), the condition tree (422 naming the path), Liquid syntax (400), the
- * segment (404) and the sender's domain (403).
+ * sender's domain (403), then the audience is counted: an unknown segment is a 404, a condition
+ * naming an unknown or circular segment a 422.
  */
 async function valuesOf(deps: Deps, projectId: string, input: CampaignInput): Promise<queries.CampaignValues> {
   const template = input.templateId ? await getTemplateForSend(deps.db, projectId, input.templateId) : undefined;
@@ -41,7 +42,6 @@ async function valuesOf(deps: Deps, projectId: string, input: CampaignInput): Pr
   if (input.audienceType === 'FILTERED') checkAudienceCondition(input.audienceCondition);
   checkTemplateSyntax(subject!, 'subject');
   checkTemplateSyntax(body!, 'body');
-  if (input.audienceType === 'SEGMENT') await assertSegmentExists(deps.db, projectId, input.segmentId!);
   await assertSenderAllowed(deps.db, projectId, from!);
 
   const values: queries.CampaignValues = {
@@ -67,7 +67,7 @@ async function valuesOf(deps: Deps, projectId: string, input: CampaignInput): Pr
 /** How many contacts the audience holds now (a DRAFT's `totalRecipients`). */
 async function audienceSize(db: Queryable, projectId: string, values: queries.CampaignValues): Promise<number> {
   const spec = { type: values.type, audience_type: values.audienceType, segment_id: values.segmentId, audience_condition: values.audienceCondition };
-  return countAudience(db, await audienceOf(db, projectId, spec));
+  return countAudience(db, await audienceForWrite(db, projectId, spec));
 }
 
 /** POST /campaigns: a DRAFT. */
@@ -104,7 +104,14 @@ export async function replaceCampaign(deps: Deps, projectId: string, id: string,
 export async function duplicateCampaign(deps: Deps, projectId: string, id: string): Promise<Campaign> {
   const copy = await queries.duplicateCampaign(deps.db, projectId, id, ' (copy)', MAX_NAME);
   if (!copy) throw notFound('Campaign');
-  copy.total_recipients = await countAudience(deps.db, await audienceOf(deps.db, projectId, copy));
+  // A copy of a SENT campaign whose segment is gone since is still a valid DRAFT, of no one yet.
+  copy.total_recipients = await audienceOf(deps.db, projectId, copy).then(
+    (audience) => countAudience(deps.db, audience),
+    (error) => {
+      if (error instanceof AppError) return 0;
+      throw error;
+    },
+  );
   await queries.setTotalRecipients(deps.db, projectId, copy.id, copy.total_recipients);
   return toCampaign(copy);
 }
