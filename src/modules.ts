@@ -30,6 +30,8 @@ import { segmentsJobs } from './segments/segments.jobs.ts';
 import { segmentsRoutes } from './segments/segments.routes.ts';
 import { uploadsRoutes } from './uploads/uploads.routes.ts';
 import { webhooksRoutes } from './webhooks/webhooks.routes.ts';
+import { workflowsJobs } from './workflows/workflows.jobs.ts';
+import { workflowsRoutes } from './workflows/workflows.routes.ts';
 
 /**
  * Every capability, in one list: its HTTP routes (a Fastify plugin mounted under `prefix`) and its
@@ -62,4 +64,5 @@ export const CAPABILITIES: Capability[] = [
   { name: 'links', prefix: '', routes: linksRoutes },
   { name: 'uploads', prefix: '', routes: uploadsRoutes },
   { name: 'webhooks', prefix: '', routes: webhooksRoutes },
+  { name: 'workflows', prefix: '', routes: workflowsRoutes, jobs: workflowsJobs },
 ];

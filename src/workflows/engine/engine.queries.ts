@@ -1,0 +1,159 @@
+import type { Queryable } from '../../db/index.ts';
+import type { ExecutionRow, ExecutionStatus } from '../executions.schemas.ts';
+
+/** A claimed execution: what the claim returns, and what every later write must present. */
+export type Claimed = { project_id: string; id: string; workflow_id: string; claim: string };
+
+/** The locked execution with its contact, and the tries of a retry-safe step it stands on. */
+export type LockedExecution = ExecutionRow & {
+  contact_email: string;
+  contact_subscribed: boolean;
+  contact_data: Record<string, unknown>;
+  current_attempts: number | null;
+};
+
+/**
+ * Claims due executions across projects (FOR UPDATE SKIP LOCKED, so workers never share one): a
+ * fresh claim token, and `due_at` moved to the lease's end, past which another worker may take
+ * the execution over (its holder died).
+ */
+export async function claimDue(db: Queryable, limit: number, leaseSeconds: number): Promise<Claimed[]> {
+  return db.query<Claimed>(
+    `WITH due AS (
+       SELECT project_id, id FROM workflow_executions
+       WHERE status IN ('RUNNING', 'WAITING') AND due_at <= now()
+       ORDER BY due_at
+       LIMIT $1
+       FOR UPDATE SKIP LOCKED
+     )
+     UPDATE workflow_executions x SET claim = gen_random_uuid(), due_at = now() + make_interval(secs => $2)
+     FROM due WHERE x.project_id = due.project_id AND x.id = due.id
+     RETURNING x.project_id, x.id, x.workflow_id, x.claim`,
+    [limit, leaseSeconds],
+  );
+}
+
+/**
+ * Opens a step transaction: locks the execution if the claim is still ours (undefined if it was
+ * cancelled or taken over), renews the lease, and reads the contact as it is now.
+ */
+export async function lockClaimed(tx: Queryable, claimed: Claimed, leaseSeconds: number): Promise<LockedExecution | undefined> {
+  const rows = await tx.query<LockedExecution>(
+    `UPDATE workflow_executions x SET due_at = now() + make_interval(secs => $4)
+     FROM contacts c
+     WHERE x.project_id = $1 AND x.id = $2 AND x.claim = $3 AND x.status IN ('RUNNING', 'WAITING')
+       AND c.project_id = x.project_id AND c.id = x.contact_id
+     RETURNING x.*, c.email AS contact_email, c.subscribed AS contact_subscribed, c.data AS contact_data,
+       (SELECT s.attempts FROM workflow_execution_steps s
+        WHERE s.project_id = x.project_id AND s.execution_id = x.id AND s.step_id = x.current_step_id AND s.status = 'RUNNING') AS current_attempts`,
+    [claimed.project_id, claimed.id, claimed.claim, leaseSeconds],
+  );
+  return rows[0];
+}
+
+/** One step record to write: new, or the update of a WAITING or RUNNING one. */
+export type StepRecordWrite = {
+  step_id: string;
+  step_type: string;
+  status: 'RUNNING' | 'WAITING' | 'COMPLETED' | 'FAILED';
+  output: unknown;
+  error: string | null;
+  started_at: string;
+  completed_at: string | null;
+};
+
+export type ExecutionState = {
+  status: ExecutionStatus;
+  currentStepId: string | null;
+  /** WAITING: seconds until the timer (null: until an event). */
+  waitSeconds: number | null;
+  /** WAITING on a WAIT_FOR_EVENT: the awaited name; a new wait also resets when it began. */
+  waitEventName: string | null;
+  waitBegins: boolean;
+  exitReason: string | null;
+  error: string | null;
+};
+
+/**
+ * Commits a step transaction's outcome in one statement: the step records, then the execution's
+ * new state. RUNNING keeps the claim (the worker goes on with a WEBHOOK call); WAITING and the
+ * finished states release it.
+ */
+export async function saveProgress(tx: Queryable, claimed: Claimed, records: StepRecordWrite[], state: ExecutionState): Promise<void> {
+  await tx.query(
+    `WITH records AS (
+       INSERT INTO workflow_execution_steps AS s (project_id, execution_id, step_id, step_type, status, output, error, started_at, completed_at)
+       SELECT $1, $2, r.step_id, r.step_type, r.status, r.output, r.error, r.started_at, r.completed_at
+       FROM jsonb_to_recordset($4::jsonb) AS r(step_id uuid, step_type text, status text, output jsonb, error text, started_at timestamptz, completed_at timestamptz)
+       ON CONFLICT (project_id, execution_id, step_id) DO UPDATE SET
+         status = excluded.status,
+         output = coalesce(excluded.output, s.output),
+         error = excluded.error,
+         completed_at = excluded.completed_at,
+         attempts = s.attempts + (excluded.status = 'RUNNING')::int
+     )
+     UPDATE workflow_executions SET
+       status = $5,
+       current_step_id = $6,
+       due_at = CASE WHEN $5 = 'RUNNING' THEN due_at
+                     WHEN $5 = 'WAITING' AND $7::float8 IS NOT NULL THEN now() + make_interval(secs => $7::float8) END,
+       claim = CASE WHEN $5 = 'RUNNING' THEN claim END,
+       wait_event_name = $8,
+       wait_started_at = CASE WHEN $9::boolean THEN now() ELSE wait_started_at END,
+       resume_event_id = CASE WHEN $9::boolean THEN NULL ELSE resume_event_id END,
+       exit_reason = $10,
+       error = $11,
+       completed_at = CASE WHEN $5 IN ('COMPLETED', 'EXITED', 'FAILED') THEN now() END,
+       updated_at = now()
+     WHERE project_id = $1 AND id = $2 AND claim = $3`,
+    [
+      claimed.project_id,
+      claimed.id,
+      claimed.claim,
+      JSON.stringify(records),
+      state.status,
+      state.currentStepId,
+      state.waitSeconds,
+      state.waitEventName,
+      state.waitBegins,
+      state.exitReason,
+      state.error,
+    ],
+  );
+}
+
+const FIRST_EVENT_SINCE_WAIT = `SELECT id FROM events
+         WHERE project_id = w.project_id AND contact_id = w.contact_id AND name = w.wait_event_name AND created_at > w.wait_started_at
+         ORDER BY created_at, id LIMIT 1`;
+
+/**
+ * Resumes waits whose event is already stored: right after a wait commits (an event tracked while
+ * the wait's transaction was open was dispatched before the wait was visible) and, as a backstop,
+ * for waits that began in the last 10 minutes. `id` null: the sweep across projects.
+ */
+export async function resumeFromStoredEvents(db: Queryable, target: { projectId: string; id: string } | null): Promise<number> {
+  const which = target ? 'w.project_id = $1 AND w.id = $2' : "w.wait_started_at > now() - interval '10 minutes'";
+  const rows = await db.query(
+    `WITH found AS (
+       SELECT w.project_id, w.id, ev.id AS event_id
+       FROM workflow_executions w
+       JOIN LATERAL (${FIRST_EVENT_SINCE_WAIT}) ev ON true
+       WHERE w.status = 'WAITING' AND w.wait_event_name IS NOT NULL AND w.resume_event_id IS NULL AND w.claim IS NULL
+         AND ${which}
+       LIMIT 1000
+     )
+     UPDATE workflow_executions x SET resume_event_id = f.event_id, due_at = now(), updated_at = now()
+     FROM found f
+     WHERE x.project_id = f.project_id AND x.id = f.id AND x.status = 'WAITING' AND x.resume_event_id IS NULL AND x.claim IS NULL
+     RETURNING x.id`,
+    target ? [target.projectId, target.id] : [],
+  );
+  return rows.length;
+}
+
+/** When the next execution falls due (a timer or a lease's end); null when nothing is scheduled. */
+export async function nextDueAt(db: Queryable): Promise<Date | null> {
+  const rows = await db.query<{ at: Date | string | null }>(`SELECT min(due_at) AS at FROM workflow_executions WHERE status IN ('RUNNING', 'WAITING')`);
+  const at = rows[0]?.at;
+  return at ? new Date(at) : null;
+}

@@ -1,0 +1,86 @@
+import type { Db, Queryable } from '../../db/index.ts';
+import { signingKeyFor } from '../../domains/domains.service.ts';
+import { getTemplateForSend } from '../../templates/templates.service.ts';
+import type { Template } from '../../templates/templates.schemas.ts';
+import type { Outcome } from '../graph.ts';
+import { findSteps, findTransitions, findWorkflow } from '../workflows.queries.ts';
+import type { StepRow } from '../workflows.schemas.ts';
+import type { LockedExecution } from './engine.queries.ts';
+
+/** A workflow as the engine walks it: its steps, and where each outcome of a step leads. */
+export type WorkflowGraph = {
+  projectId: string;
+  id: string;
+  name: string;
+  steps: Map<string, StepRow>;
+  next: (stepId: string, outcome: Outcome) => string | undefined;
+};
+
+function edgeOutcome(from: StepRow | undefined, branch: string | null): Outcome {
+  if (from?.type === 'CONDITION') return branch === 'no' ? 'no' : 'yes';
+  if (from?.type === 'WAIT_FOR_EVENT') return branch === 'timeout' ? 'timeout' : 'event';
+  return 'next';
+}
+
+async function loadGraph(db: Queryable, projectId: string, workflowId: string): Promise<WorkflowGraph | undefined> {
+  const workflow = await findWorkflow(db, projectId, workflowId);
+  if (!workflow) return undefined;
+  const steps = new Map((await findSteps(db, projectId, [workflowId])).map((row) => [row.id, row]));
+  const edges = new Map<string, string>();
+  for (const t of await findTransitions(db, projectId, [workflowId])) edges.set(`${t.from_step_id}:${edgeOutcome(steps.get(t.from_step_id), t.branch)}`, t.to_step_id);
+  return { projectId, id: workflowId, name: workflow.name, steps, next: (stepId, outcome) => edges.get(`${stepId}:${outcome}`) };
+}
+
+type SigningKey = NonNullable<Awaited<ReturnType<typeof signingKeyFor>>>;
+
+/**
+ * What one run of the engine reads again and again, read once: workflow graphs, templates and
+ * signing keys. A run lasts at most RUN_BUDGET_MS, so an edit made meanwhile is seen by the next
+ * run. Loaders that run inside a step transaction take its handle (PGlite has one connection).
+ */
+export class RunContext {
+  private readonly graphs = new Map<string, Promise<WorkflowGraph | undefined>>();
+  private readonly templates = new Map<string, Template>();
+  private readonly keys = new Map<string, SigningKey | null>();
+
+  constructor(private readonly db: Db) {}
+
+  graph(projectId: string, workflowId: string): Promise<WorkflowGraph | undefined> {
+    const key = `${projectId}:${workflowId}`;
+    let graph = this.graphs.get(key);
+    if (!graph) {
+      graph = loadGraph(this.db, projectId, workflowId);
+      this.graphs.set(key, graph);
+      graph.catch(() => this.graphs.delete(key));
+    }
+    return graph;
+  }
+
+  /** The template of a SEND_EMAIL step; 404 when it was deleted (the step fails). */
+  async template(tx: Queryable, projectId: string, templateId: string): Promise<Template> {
+    const key = `${projectId}:${templateId}`;
+    const cached = this.templates.get(key);
+    if (cached) return cached;
+    const template = await getTemplateForSend(tx, projectId, templateId);
+    this.templates.set(key, template);
+    return template;
+  }
+
+  async signingKey(tx: Queryable, projectId: string, fromEmail: string): Promise<SigningKey | null> {
+    const key = `${projectId}:${fromEmail}`;
+    if (this.keys.has(key)) return this.keys.get(key)!;
+    const found = (await signingKeyFor(tx, projectId, fromEmail)) ?? null;
+    this.keys.set(key, found);
+    return found;
+  }
+}
+
+/** Template variables a workflow adds to the contact's (contract §5): `event`, `context`, `workflow`, `execution`. */
+export function workflowVariables(exec: LockedExecution, graph: WorkflowGraph) {
+  return {
+    event: exec.event_data ?? {},
+    context: exec.context ?? {},
+    workflow: { id: graph.id, name: graph.name },
+    execution: { id: exec.id },
+  };
+}

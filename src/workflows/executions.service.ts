@@ -1,0 +1,80 @@
+import { findContact } from '../contacts/contacts.queries.ts';
+import type { Deps } from '../deps.ts';
+import { DEFAULT_PAGE_SIZE, decodeCursor, encodeCursor, isCursorTimestamp, MAX_PAGE_SIZE, type Page } from '../events/cursor.ts';
+import { AppError, notFound } from '../http/errors.ts';
+import * as queries from './executions.queries.ts';
+import { type Execution, type ListExecutionsInput, type StartExecutionInput, toExecution, toExecutionStep } from './executions.schemas.ts';
+import { enqueueRun } from './workflows.jobs.ts';
+import { findWorkflow } from './workflows.queries.ts';
+
+async function requireWorkflow(deps: Pick<Deps, 'db'>, projectId: string, workflowId: string) {
+  const workflow = await findWorkflow(deps.db, projectId, workflowId);
+  if (!workflow) throw notFound('Workflow');
+  return workflow;
+}
+
+/**
+ * POST /workflows/{id}/executions (contract §11): a manual start for one contact with an optional
+ * `context`. 400 when the workflow is disabled, 404 for an unknown contact, 409 when the re-entry
+ * rules refuse. The steps run in the background, never in this request.
+ */
+export async function startExecution(deps: Pick<Deps, 'db' | 'queue'>, projectId: string, workflowId: string, input: StartExecutionInput): Promise<Execution> {
+  return deps.db.transaction(async (tx) => {
+    const workflow = await findWorkflow(tx, projectId, workflowId);
+    if (!workflow) throw notFound('Workflow');
+    if (!workflow.enabled) throw new AppError('WORKFLOW_DISABLED', { message: 'The workflow is disabled; enable it with PATCH /workflows/{id} first.' });
+    if (!(await findContact(tx, projectId, input.contactId))) throw notFound('Contact');
+    const row = await queries.startExecution(tx, projectId, { id: workflow.id, allowReentry: workflow.allow_reentry }, input.contactId, input.context ?? {});
+    if (!row) {
+      throw new AppError('REENTRY_REFUSED', {
+        message: workflow.allow_reentry
+          ? 'The contact already has a RUNNING or WAITING execution of this workflow.'
+          : 'The contact has already entered this workflow, and allowReentry is false.',
+      });
+    }
+    if (row.status === 'RUNNING') await enqueueRun(deps.queue, tx);
+    return toExecution(row);
+  });
+}
+
+/** GET /workflows/{id}/executions: newest first, cursor-paginated like GET /events, `status` filter. */
+export async function listExecutions(deps: Pick<Deps, 'db' | 'config'>, projectId: string, workflowId: string, input: ListExecutionsInput): Promise<Page<Execution>> {
+  await requireWorkflow(deps, projectId, workflowId);
+  const secret = deps.config.sessionSecret;
+  const limit = Math.min(input.limit ?? DEFAULT_PAGE_SIZE, MAX_PAGE_SIZE);
+  const before = input.cursor ? decodeCursor(secret, input.cursor, { sort: 'executions', dir: 'desc', checkValue: isCursorTimestamp }) : undefined;
+  const rows = await queries.listExecutions(deps.db, projectId, workflowId, { status: input.status, before, limit: limit + 1 });
+  const hasMore = rows.length > limit;
+  const page = rows.slice(0, limit);
+  const last = page.at(-1);
+  return {
+    data: page.map(toExecution),
+    cursor: hasMore && last ? encodeCursor(secret, { sort: 'executions', dir: 'desc', value: last.sort_key, id: last.id }) : null,
+    hasMore,
+    total: input.cursor ? 0 : await queries.countExecutions(deps.db, projectId, workflowId, input.status),
+  };
+}
+
+/** GET …/executions/{executionId}: the execution with a record per step it reached. */
+export async function getExecution(deps: Pick<Deps, 'db'>, projectId: string, workflowId: string, executionId: string) {
+  const row = await queries.findExecution(deps.db, projectId, workflowId, executionId);
+  if (!row) throw notFound('Execution');
+  const steps = await queries.findStepRecords(deps.db, projectId, executionId);
+  return { ...toExecution(row), steps: steps.map(toExecutionStep) };
+}
+
+/** DELETE …/executions/{executionId}: cancels a RUNNING or WAITING execution (else 400). */
+export async function cancelExecution(deps: Pick<Deps, 'db'>, projectId: string, workflowId: string, executionId: string): Promise<Execution> {
+  const [row] = await queries.cancelExecutions(deps.db, projectId, workflowId, executionId);
+  if (row) return toExecution(row);
+  const existing = await queries.findExecution(deps.db, projectId, workflowId, executionId);
+  if (!existing) throw notFound('Execution');
+  throw new AppError('EXECUTION_NOT_ACTIVE', { message: `The execution is ${existing.status}; only a RUNNING or WAITING one can be cancelled.` });
+}
+
+/** POST …/executions/cancel-all. */
+export async function cancelAllExecutions(deps: Pick<Deps, 'db'>, projectId: string, workflowId: string): Promise<{ cancelled: number }> {
+  await requireWorkflow(deps, projectId, workflowId);
+  const rows = await queries.cancelExecutions(deps.db, projectId, workflowId, null);
+  return { cancelled: rows.length };
+}

@@ -1,0 +1,79 @@
+import type { Db, Queryable } from '../db/index.ts';
+import type { Deps } from '../deps.ts';
+import { onEventsRecorded, registerEventUsage } from '../events/events.registry.ts';
+import type { JobDefinition, JobQueue } from '../jobs/queue.ts';
+import { nextDueAt, resumeFromStoredEvents } from './engine/engine.queries.ts';
+import { runDue, type Timers } from './engine/runner.ts';
+import { triggerFromEvents } from './executions.queries.ts';
+import { findEventUsage } from './workflows.queries.ts';
+import './usage.ts';
+
+export const WORKFLOW_RUN_JOB = 'workflows.run';
+/** A run hands the worker back after this long, queueing its own continuation. */
+const RUN_BUDGET_MS = 20_000;
+/** The backstop: a run every minute finds what a lost wake-up or a dead worker left behind. */
+export const SWEEP_CRON = '* * * * *';
+/** How often a worker also looks for waits whose event slipped past them. */
+const SWEEP_INTERVAL_MS = 30_000;
+
+/** Queues a run now; the queue's `short` policy keeps at most one queued run per key. */
+export async function enqueueRun(queue: JobQueue, tx?: Queryable): Promise<void> {
+  await queue.send(WORKFLOW_RUN_JOB, {}, { singletonKey: 'now', ...(tx ? { tx } : {}) });
+}
+
+/** A durable timer: a run when `seconds` have passed, at most one queued per second. */
+async function wakeUpIn(queue: JobQueue, seconds: number, tx?: Queryable): Promise<void> {
+  const second = Math.ceil((Date.now() + seconds * 1000) / 1000);
+  await queue.send(WORKFLOW_RUN_JOB, {}, { singletonKey: `at:${second}`, startAfter: new Date(second * 1000), ...(tx ? { tx } : {}) });
+}
+
+/** Unsubscribes a server's trigger when it closes (tests run several servers in one process). */
+const subscriptions = new WeakMap<Db, () => void>();
+export const stopTriggers = (db: Db) => subscriptions.get(db)?.();
+
+/**
+ * The workflow engine's jobs (contract §11; docs/decisions/workflows.md). `workflows.run` claims due
+ * executions and advances them; it is queued by triggers, by timers (DELAY, WAIT_FOR_EVENT
+ * timeouts, leases) and by the minute's backstop. Triggers ride on events.dispatch: the subscriber
+ * starts and resumes executions in one statement and queues a run in the same transaction.
+ */
+export function workflowsJobs(deps: Deps): JobDefinition<any>[] {
+  const timers: Timers = {
+    wake: (seconds, tx) => wakeUpIn(deps.queue, seconds, tx),
+    kick: () => enqueueRun(deps.queue),
+  };
+  subscriptions.get(deps.db)?.();
+  const unsubscribe = onEventsRecorded(async ({ projectId, eventIds }) => {
+    await deps.db.transaction(async (tx) => {
+      const { started, resumed } = await triggerFromEvents(tx, projectId, eventIds);
+      if (started + resumed > 0) await enqueueRun(deps.queue, tx);
+    });
+  });
+  subscriptions.set(deps.db, unsubscribe);
+  registerEventUsage('workflows', (projectId, eventName) => findEventUsage(deps.db, projectId, eventName));
+
+  let lastSweep = 0;
+  const run: JobDefinition = {
+    name: WORKFLOW_RUN_JOB,
+    // No retries: a failed run leaves its executions to their leases, and a later run takes them.
+    queue: { policy: 'short', retryLimit: 0, expireInSeconds: 15 * 60 },
+    // Timers are delayed jobs, which NOTIFY does not announce: poll every second (contract §11: 5 s).
+    work: { batchSize: 10, pollingIntervalSeconds: 1, notifyPollingIntervalSeconds: 1 },
+    async handle() {
+      if (Date.now() - lastSweep > SWEEP_INTERVAL_MS) {
+        lastSweep = Date.now();
+        await resumeFromStoredEvents(deps.db, null);
+      }
+      if (await runDue(deps, RUN_BUDGET_MS, timers)) return enqueueRun(deps.queue);
+      const next = await nextDueAt(deps.db);
+      if (next) await wakeUpIn(deps.queue, Math.max(0, (next.getTime() - Date.now()) / 1000));
+    },
+  };
+  return [run];
+}
+
+/** At start-up (API processes): a run now, for executions a stopped process left, and the backstop. */
+export async function startWorkflows(deps: Pick<Deps, 'queue'>): Promise<void> {
+  await enqueueRun(deps.queue);
+  await deps.queue.schedule(WORKFLOW_RUN_JOB, SWEEP_CRON, { singletonKey: 'cron' });
+}

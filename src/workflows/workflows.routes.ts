@@ -1,0 +1,120 @@
+import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
+import { z } from 'zod';
+import type { Deps } from '../deps.ts';
+import { projectOf } from '../http/auth.ts';
+import { conditionFields } from './condition-fields.ts';
+import { executionsRoutes } from './executions.routes.ts';
+import { startWorkflows, stopTriggers } from './workflows.jobs.ts';
+import {
+  conditionFields as conditionFieldsSchema,
+  createStepBody,
+  createTransitionBody,
+  createWorkflowBody,
+  deleteStepQuery,
+  fieldsQuery,
+  patchStepBody,
+  patchWorkflowBody,
+  stepParams,
+  stepSchema,
+  transitionParams,
+  transitionSchema,
+  workflowList,
+  workflowParams,
+  workflowSchema,
+} from './workflows.schemas.ts';
+import * as service from './workflows.service.ts';
+
+const tags = ['workflows'];
+const security: Array<Record<string, string[]>> = [{ apiKey: [] }, { session: [] }];
+const config = { auth: 'project' as const };
+const noContent = { 204: z.null() };
+
+/** api.md Workflows (contract §11): secret key, or session with X-Project-Id. */
+export const workflowsRoutes: FastifyPluginAsyncZod<Deps> = async (app, deps) => {
+  // Resumes what a stopped process left and keeps the minute's backstop scheduled.
+  app.addHook('onReady', async () => {
+    try {
+      await startWorkflows(deps);
+    } catch (error) {
+      deps.log.error({ err: error }, 'could not start the workflow engine');
+    }
+  });
+  app.addHook('onClose', async () => stopTriggers(deps.db));
+
+  app.get('/workflows', { config, schema: { tags, security, summary: 'List workflows with their steps and transitions', response: { 200: workflowList } } }, async (request) =>
+    service.listWorkflows(deps, projectOf(request).id),
+  );
+
+  app.get(
+    '/workflows/fields',
+    { config, schema: { tags, security, summary: 'Fields and event names usable in CONDITION steps', querystring: fieldsQuery, response: { 200: conditionFieldsSchema } } },
+    async (request) => conditionFields(deps, projectOf(request).id, request.query.eventName),
+  );
+
+  app.post(
+    '/workflows',
+    { config, schema: { tags, security, summary: 'Create a workflow (EVENT trigger, disabled, with its TRIGGER step)', body: createWorkflowBody, response: { 201: workflowSchema } } },
+    async (request, reply) => reply.status(201).send(await service.createWorkflow(deps, projectOf(request).id, request.body)),
+  );
+
+  app.get('/workflows/:id', { config, schema: { tags, security, summary: 'A workflow with its steps and transitions', params: workflowParams, response: { 200: workflowSchema } } }, async (request) =>
+    service.getWorkflow(deps, projectOf(request).id, request.params.id),
+  );
+
+  app.patch(
+    '/workflows/:id',
+    { config, schema: { tags, security, summary: 'Update metadata, trigger, enabled or allowReentry', params: workflowParams, body: patchWorkflowBody, response: { 200: workflowSchema } } },
+    async (request) => service.patchWorkflow(deps, projectOf(request).id, request.params.id, request.body),
+  );
+
+  app.delete(
+    '/workflows/:id',
+    { config, schema: { tags, security, summary: 'Delete a workflow (409 while executions are RUNNING or WAITING)', params: workflowParams, response: noContent } },
+    async (request, reply) => {
+      await service.deleteWorkflow(deps, projectOf(request).id, request.params.id);
+      return reply.status(204).send(null);
+    },
+  );
+
+  app.post(
+    '/workflows/:id/steps',
+    { config, schema: { tags, security, summary: 'Add a step of one of the seven types', params: workflowParams, body: createStepBody, response: { 201: stepSchema } } },
+    async (request, reply) => reply.status(201).send(await service.addStep(deps, projectOf(request).id, request.params.id, request.body)),
+  );
+
+  app.patch(
+    '/workflows/:id/steps/:stepId',
+    { config, schema: { tags, security, summary: "Update a step's name or config", params: stepParams, body: patchStepBody, response: { 200: stepSchema } } },
+    async (request) => service.patchStep(deps, projectOf(request).id, request.params.id, request.params.stepId, request.body),
+  );
+
+  app.delete(
+    '/workflows/:id/steps/:stepId',
+    {
+      config,
+      schema: { tags, security, summary: 'Delete a step; splice=true joins its predecessor to its successor', params: stepParams, querystring: deleteStepQuery, response: noContent },
+    },
+    async (request, reply) => {
+      const { id, stepId } = request.params;
+      await service.deleteStep(deps, projectOf(request).id, id, stepId, request.query.splice === 'true');
+      return reply.status(204).send(null);
+    },
+  );
+
+  app.post(
+    '/workflows/:id/transitions',
+    { config, schema: { tags, security, summary: 'Connect two steps (branch yes/no out of a CONDITION)', params: workflowParams, body: createTransitionBody, response: { 201: transitionSchema } } },
+    async (request, reply) => reply.status(201).send(await service.addTransition(deps, projectOf(request).id, request.params.id, request.body)),
+  );
+
+  app.delete(
+    '/workflows/:id/transitions/:transitionId',
+    { config, schema: { tags, security, summary: 'Delete a transition', params: transitionParams, response: noContent } },
+    async (request, reply) => {
+      await service.deleteTransition(deps, projectOf(request).id, request.params.id, request.params.transitionId);
+      return reply.status(204).send(null);
+    },
+  );
+
+  await app.register(executionsRoutes, deps);
+};
