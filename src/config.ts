@@ -47,6 +47,7 @@ const environmentSchema = z.object({
   SEGMENT_REFRESH_INTERVAL_SECONDS: positiveInt.default(300),
   SEND_RATE_PER_SECOND: nonNegativeInt.default(0),
   WEBHOOK_ALLOW_PRIVATE: booleanString.default(false),
+  AUTO_DISABLE: booleanString.default(false),
   ROLE: z.enum(ROLES).default('all'),
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
   SHUTDOWN_TIMEOUT_SECONDS: positiveInt.default(30),
@@ -68,6 +69,8 @@ export type Config = Readonly<{
   segmentRefreshIntervalSeconds: number;
   sendRatePerSecond: number;
   webhookAllowPrivate: boolean;
+  /** Disable a project whose bounce or complaint rate crosses the critical threshold (docs/decisions/reputation.md). */
+  autoDisable: boolean;
   role: Role;
   logLevel: string;
   shutdownTimeoutSeconds: number;
@@ -110,6 +113,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     segmentRefreshIntervalSeconds: e.SEGMENT_REFRESH_INTERVAL_SECONDS,
     sendRatePerSecond: e.SEND_RATE_PER_SECOND,
     webhookAllowPrivate: e.WEBHOOK_ALLOW_PRIVATE,
+    autoDisable: e.AUTO_DISABLE,
     role: e.ROLE,
     logLevel: e.LOG_LEVEL,
     shutdownTimeoutSeconds: e.SHUTDOWN_TIMEOUT_SECONDS,

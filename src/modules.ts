@@ -1,5 +1,15 @@
 import type { FastifyPluginAsync } from 'fastify';
 import { accountsRoutes } from './accounts/accounts.routes.ts';
+import { accountsJobs } from './accounts/accounts.jobs.ts';
+import { emailFlowsRoutes } from './accounts/email-flows.routes.ts';
+import { activityRoutes } from './activity/activity.routes.ts';
+import { analyticsJobs } from './analytics/analytics.jobs.ts';
+import { analyticsRoutes } from './analytics/analytics.routes.ts';
+import { auditRoutes } from './audit/audit.routes.ts';
+import { billingRoutes } from './billing/billing.routes.ts';
+import { projectAdminRoutes } from './projects/admin.routes.ts';
+import { securityJobs } from './security/security.jobs.ts';
+import { securityRoutes } from './security/security.routes.ts';
 import { campaignsJobs } from './campaigns/campaigns.jobs.ts';
 import { campaignsRoutes } from './campaigns/campaigns.routes.ts';
 import type { Deps } from './deps.ts';
@@ -48,6 +58,13 @@ export const CAPABILITIES: Capability[] = [
   { name: 'accounts', prefix: '', routes: accountsRoutes },
   { name: 'projects', prefix: '', routes: projectsRoutes },
   { name: 'members', prefix: '', routes: membersRoutes },
+  { name: 'account-email', prefix: '', routes: emailFlowsRoutes, jobs: accountsJobs },
+  { name: 'project-admin', prefix: '', routes: projectAdminRoutes },
+  { name: 'audit', prefix: '', routes: auditRoutes },
+  { name: 'billing', prefix: '', routes: billingRoutes },
+  { name: 'security', prefix: '', routes: securityRoutes, jobs: securityJobs },
+  { name: 'activity', prefix: '', routes: activityRoutes },
+  { name: 'analytics', prefix: '', routes: analyticsRoutes, jobs: analyticsJobs },
   { name: 'contacts', prefix: '', routes: contactsRoutes, jobs: contactsJobs },
   { name: 'contact-fields', prefix: '', routes: contactFieldsRoutes, jobs: contactFieldsJobs },
   { name: 'contact-bulk', prefix: '', routes: contactBulkRoutes, jobs: contactBulkJobs },

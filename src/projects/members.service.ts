@@ -1,3 +1,4 @@
+import { insertAuditEntry as recordAudit } from '../audit/audit.queries.ts';
 import type { Role } from '../auth/auth.queries.ts';
 import type { Deps } from '../deps.ts';
 import { AppError, forbidden, notFound } from '../http/errors.ts';
@@ -22,7 +23,11 @@ export async function membersOf(deps: MemberDeps, projectId: string, userId: str
 export async function addMember(deps: MemberDeps, projectId: string, userId: string, email: string, role: Role) {
   const callerRole = await requireRole(deps, projectId, userId, MANAGERS, 'invite members');
   if (role === 'OWNER' && callerRole !== 'OWNER') throw forbidden('Only an OWNER can add another OWNER.');
-  const { user, member } = await insertMemberByEmail(deps.db, projectId, email.trim().toLowerCase(), role);
+  const { user, member } = await deps.db.transaction(async (tx) => {
+    const added = await insertMemberByEmail(tx, projectId, email.trim().toLowerCase(), role);
+    if (added.member) await recordAudit(tx, projectId, { actorId: userId, action: 'member.added', details: { userId: added.member.userId, email: added.member.email, role } });
+    return added;
+  });
   if (!user) throw new AppError('NOT_FOUND', { message: 'No account has this email address.', suggestion: 'Ask them to sign up first, then add them.' });
   if (!member) throw new AppError('CONFLICT', { message: 'This user is already a member of the project.' });
   return member;
@@ -48,18 +53,21 @@ function authorize(roles: Map<string, Role>, callerId: string, targetId: string,
 
 export function changeMemberRole(deps: MemberDeps, projectId: string, callerId: string, targetId: string, role: Role) {
   return deps.db.transaction(async (tx) => {
-    const { isLastOwner } = authorize(await lockRoles(tx, projectId), callerId, targetId, role);
+    const { isLastOwner, targetRole } = authorize(await lockRoles(tx, projectId), callerId, targetId, role);
     if (isLastOwner && role !== 'OWNER') throw lastOwner('demoted');
     const member = await updateMemberRole(tx, projectId, targetId, role);
     if (!member) throw notFound('Member');
+    const details = { userId: targetId, email: member.email, from: targetRole, to: role };
+    if (targetRole !== role) await recordAudit(tx, projectId, { actorId: callerId, action: 'member.role_changed', details });
     return member;
   });
 }
 
 export function removeMember(deps: MemberDeps, projectId: string, callerId: string, targetId: string) {
   return deps.db.transaction(async (tx) => {
-    const { isLastOwner } = authorize(await lockRoles(tx, projectId), callerId, targetId);
+    const { isLastOwner, targetRole } = authorize(await lockRoles(tx, projectId), callerId, targetId);
     if (isLastOwner) throw lastOwner('removed');
     await deleteMember(tx, projectId, targetId);
+    await recordAudit(tx, projectId, { actorId: callerId, action: 'member.removed', details: { userId: targetId, role: targetRole, left: callerId === targetId } });
   });
 }

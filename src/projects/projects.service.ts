@@ -1,10 +1,12 @@
+import { insertAuditEntry as recordAudit } from '../audit/audit.queries.ts';
 import { generateKeyPair, hashKey } from '../auth/api-keys.ts';
 import { findMembership, type Role } from '../auth/auth.queries.ts';
 import type { Queryable } from '../db/index.ts';
 import type { Deps } from '../deps.ts';
 import { AppError, forbidden, notFound } from '../http/errors.ts';
 import type { ProjectContext } from '../http/auth.ts';
-import { deleteProject, findProjectName, insertProject, listProjectsOfUser, type KeyPair, replaceKeys, updateProject } from './projects.queries.ts';
+import { updateProjectAudited } from './project-changes.ts';
+import { deleteProject, findProjectName, insertProject, listProjectsOfUser, type KeyPair, replaceKeys } from './projects.queries.ts';
 
 type ProjectDeps = Pick<Deps, 'db' | 'keys'>;
 
@@ -47,9 +49,9 @@ async function changeKeysOrStatus<T>(deps: ProjectDeps, projectId: string, work:
 }
 
 export async function changeProject(deps: ProjectDeps, projectId: string, userId: string, changes: { name?: string; disabled?: boolean }) {
-  await requireRole(deps, projectId, userId, MANAGERS, 'change project settings');
+  const role = await requireRole(deps, projectId, userId, MANAGERS, 'change project settings');
   // The key cache also holds the name (GET /v1/whoami), so any change goes through the cache.
-  const project = await changeKeysOrStatus(deps, projectId, (tx) => updateProject(tx, projectId, changes));
+  const project = await changeKeysOrStatus(deps, projectId, (tx) => updateProjectAudited(tx, projectId, { id: userId, role }, changes));
   if (!project) throw notFound('Project');
   return project;
 }
@@ -57,7 +59,11 @@ export async function changeProject(deps: ProjectDeps, projectId: string, userId
 export async function regenerateKeys(deps: ProjectDeps, projectId: string, userId: string) {
   await requireRole(deps, projectId, userId, MANAGERS, 'regenerate API keys');
   const keys = newKeys();
-  const replaced = await changeKeysOrStatus(deps, projectId, (tx) => replaceKeys(tx, projectId, keys));
+  const replaced = await changeKeysOrStatus(deps, projectId, async (tx) => {
+    const done = await replaceKeys(tx, projectId, keys);
+    if (done) await recordAudit(tx, projectId, { actorId: userId, action: 'project.keys_rotated' });
+    return done;
+  });
   if (!replaced) throw notFound('Project');
   return { publicKey: keys.publicKey, secretKey: keys.secretKey };
 }

@@ -1,4 +1,5 @@
 import { randomUUID } from 'node:crypto';
+import { assertBillingAllows } from '../billing/billing.guard.ts';
 import { upsertContactByEmail } from '../contacts/contacts.queries.ts';
 import { splitContactData } from '../contacts/data-rules.ts';
 import { enqueueDelivery } from '../delivery/delivery.jobs.ts';
@@ -128,6 +129,7 @@ export async function sendEmails(deps: Deps, projectId: string, input: SendInput
       }
       answer.push({ contact: { id: contact.id, email: contact.email }, email: id });
     }
+    await assertBillingAllows(tx, projectId, 'TRANSACTIONAL', records.filter((record) => record.status === 'QUEUED').length);
     await insertEmails(tx, projectId, records);
     const queued = records.filter((record) => record.status === 'QUEUED').map((record) => record.id);
     await insertAttachments(tx, projectId, queued, attachments.items);

@@ -1,0 +1,48 @@
+import type { Config } from '../config.ts';
+import { composeMessage } from '../delivery/mime.ts';
+import { type Outcome, transportFor } from '../delivery/transport.ts';
+import type { TokenPurpose } from './account-tokens.ts';
+
+/** The sender of the server's own mail: no-reply at the host of PUBLIC_URL. */
+export const systemSender = (config: Config) => `no-reply@${new URL(config.publicUrl).hostname}`;
+
+const escape = (text: string) => text.replace(/[&<>"]/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;' })[c]!);
+
+/** Subject and body of each mail; the link goes to the dashboard page that posts the token. */
+function content(config: Config, purpose: TokenPurpose, token: string) {
+  const page = purpose === 'verify-email' ? 'verify-email' : 'reset-password';
+  const link = `${config.publicUrl}/${page}?token=${encodeURIComponent(token)}`;
+  const [subject, intro, action, endpoint, outro] =
+    purpose === 'verify-email'
+      ? ['Confirm your email address', 'Confirm that this address belongs to your Mailroom account.', 'Confirm my address', 'POST /auth/verify-email', 'The link works for 48 hours.']
+      : ['Reset your password', 'Someone (hopefully you) asked to reset the password of your Mailroom account.', 'Choose a new password', 'POST /auth/reset-password', 'The link works once, for one hour. If you did not ask for it, ignore this email.'];
+  const text = `${intro}\n\n${action}: ${link}\n\nOr send this token to ${endpoint}:\n${token}\n\n${outro}\n`;
+  const html = `<p>${escape(intro)}</p><p><a href="${escape(link)}">${escape(action)}</a></p><p>Or send this token to <code>${endpoint}</code>:<br><code>${escape(token)}</code></p><p>${escape(outro)}</p>`;
+  return { subject, text, html };
+}
+
+/**
+ * Sends one account mail through the configured transport (SMTP_URL, or the outbox), unsigned:
+ * it comes from the server, not from a project's verified domain.
+ */
+export async function sendAccountMail(config: Config, mail: { id: string; to: string; purpose: TokenPurpose; token: string }): Promise<Outcome> {
+  const from = systemSender(config);
+  const { subject, text, html } = content(config, mail.purpose, mail.token);
+  const raw = await composeMessage({
+    messageId: `<${mail.id}@${from.split('@')[1]}>`,
+    from: { address: from, name: 'Mailroom' },
+    to: { address: mail.to, name: null },
+    replyTo: null,
+    subject,
+    html,
+    text,
+    headers: {},
+    attachments: [],
+  });
+  const transport = transportFor(config);
+  try {
+    return await transport.deliver({ id: mail.id, from, to: mail.to, raw });
+  } finally {
+    transport.close();
+  }
+}

@@ -1,0 +1,14 @@
+import { z } from 'zod';
+
+const token = z.string().min(1).max(1000);
+
+export const verifyEmailBody = z.object({ token });
+export const requestResetBody = z.object({ email: z.string().max(254) });
+// The sign-up password policy (contract §2).
+export const resetPasswordBody = z.object({ token, password: z.string().min(8).max(128) });
+
+export const acceptedResponse = z.object({ success: z.literal(true) });
+export const verifiedResponse = z.object({ id: z.uuid(), email: z.string(), emailVerifiedAt: z.string().nullable() });
+export const oauthConfigResponse = z.object({
+  providers: z.array(z.object({ id: z.string(), name: z.string(), authorizeUrl: z.string() })).describe('none until an OAuth provider is configured'),
+});

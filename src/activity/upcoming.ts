@@ -1,0 +1,48 @@
+import type { Queryable } from '../db/index.ts';
+
+/**
+ * Something due in the future (GET /activity/upcoming): a scheduled campaign, a workflow execution
+ * waiting on a step. `id` and `name` are the campaign's or the workflow's; `data` holds the rest.
+ */
+export type UpcomingItem = {
+  type: string;
+  at: string;
+  id: string;
+  name: string;
+  contact: { id: string; email: string } | null;
+  data: Record<string, unknown>;
+};
+
+/** Items due no later than `until`, soonest first, at most `limit`. */
+export type UpcomingSource = (db: Queryable, projectId: string, until: Date, limit: number) => Promise<UpcomingItem[]>;
+
+const sources = new Map<string, UpcomingSource>();
+
+/** A capability with future work registers here (campaigns below; workflows add theirs). */
+export function registerUpcomingSource(name: string, source: UpcomingSource): void {
+  sources.set(name, source);
+}
+
+export async function findUpcoming(db: Queryable, projectId: string, until: Date, limit: number): Promise<UpcomingItem[]> {
+  const items: UpcomingItem[] = [];
+  for (const source of sources.values()) items.push(...(await source(db, projectId, until, limit)));
+  return items.sort((a, b) => a.at.localeCompare(b.at) || a.id.localeCompare(b.id)).slice(0, limit);
+}
+
+/** Scheduled campaigns (migration 0012): status SCHEDULED, by scheduled_for. */
+registerUpcomingSource('campaigns', async (db, projectId, until, limit) => {
+  const rows = await db.query<{ id: string; name: string; scheduled_for: Date; total_recipients: number }>(
+    `SELECT id, name, scheduled_for, total_recipients FROM campaigns
+     WHERE project_id = $1 AND status = 'SCHEDULED' AND scheduled_for <= $2
+     ORDER BY scheduled_for, id LIMIT $3`,
+    [projectId, until.toISOString(), limit],
+  );
+  return rows.map((row) => ({
+    type: 'campaign.scheduled',
+    at: new Date(row.scheduled_for).toISOString(),
+    id: row.id,
+    name: row.name,
+    contact: null,
+    data: { recipients: row.total_recipients },
+  }));
+});

@@ -1,0 +1,31 @@
+import type { Deps } from '../deps.ts';
+import { DEFAULT_PAGE_SIZE, decodeCursor, encodeCursor, isCursorTimestamp, MAX_PAGE_SIZE } from '../events/cursor.ts';
+import { MANAGERS, requireRole } from '../projects/projects.service.ts';
+import { listAuditEntries } from './audit.queries.ts';
+
+export { type AuditAction, type AuditEntry, insertAuditEntry as recordAudit } from './audit.queries.ts';
+
+const CURSOR = { sort: 'audit', dir: 'desc' as const };
+
+/** GET /projects/{id}/audit-log: OWNER and ADMIN only, newest first, cursor-paginated. */
+export async function auditLog(deps: Pick<Deps, 'db' | 'config'>, projectId: string, userId: string, input: { limit?: number; cursor?: string; action?: string }) {
+  await requireRole(deps, projectId, userId, MANAGERS, 'read the audit log');
+  const secret = deps.config.sessionSecret;
+  const limit = Math.min(input.limit ?? DEFAULT_PAGE_SIZE, MAX_PAGE_SIZE);
+  const before = input.cursor ? decodeCursor(secret, input.cursor, { ...CURSOR, checkValue: isCursorTimestamp }) : undefined;
+  const rows = await listAuditEntries(deps.db, projectId, { action: input.action, before, limit: limit + 1 });
+  const hasMore = rows.length > limit;
+  const page = rows.slice(0, limit);
+  const last = page.at(-1);
+  return {
+    data: page.map((row) => ({
+      id: row.id,
+      action: row.action,
+      actor: row.actor_id ? { id: row.actor_id, email: row.actor_email } : null,
+      details: row.details,
+      createdAt: new Date(row.created_at).toISOString(),
+    })),
+    cursor: hasMore && last ? encodeCursor(secret, { ...CURSOR, value: last.sort_key, id: last.id }) : null,
+    hasMore,
+  };
+}

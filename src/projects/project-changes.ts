@@ -1,0 +1,48 @@
+import { insertAuditEntry as recordAudit } from '../audit/audit.queries.ts';
+import type { Role } from '../auth/auth.queries.ts';
+import type { Queryable } from '../db/index.ts';
+import { forbidden } from '../http/errors.ts';
+import { markReviewed } from '../security/security.queries.ts';
+import { type Project, updateProject } from './projects.queries.ts';
+
+type Before = { name: string; disabled: boolean; disabled_reason: string | null; by_service: boolean };
+
+async function lockProject(tx: Queryable, projectId: string): Promise<Before | undefined> {
+  const rows = await tx.query<Before>(
+    `SELECT p.name, p.disabled, p.disabled_reason, (r.disabled_at IS NOT NULL) AS by_service
+     FROM projects p LEFT JOIN project_reputation r ON r.project_id = p.id
+     WHERE p.id = $1 FOR UPDATE OF p`,
+    [projectId],
+  );
+  return rows[0];
+}
+
+/**
+ * PATCH /users/@me/projects/{id} inside its transaction: applies the change and writes the audit
+ * entries. A project the service disabled for its reputation is re-enabled by an OWNER only, and
+ * re-enabling marks it reviewed, so the sends before it no longer count towards disabling it again
+ * (docs/decisions/reputation.md).
+ */
+export async function updateProjectAudited(
+  tx: Queryable,
+  projectId: string,
+  actor: { id: string; role: Role },
+  changes: { name?: string; disabled?: boolean },
+): Promise<Project | undefined> {
+  const before = await lockProject(tx, projectId);
+  if (!before) return undefined;
+  const enabling = changes.disabled === false && before.disabled;
+  if (enabling && before.by_service && actor.role !== 'OWNER') {
+    throw forbidden('Only an OWNER can re-enable a project that was disabled for its bounce or complaint rate.');
+  }
+  const project = await updateProject(tx, projectId, changes);
+  if (!project) return undefined;
+  const audit = (action: Parameters<typeof recordAudit>[2]['action'], details: Record<string, unknown>) => recordAudit(tx, projectId, { actorId: actor.id, action, details });
+  if (changes.name !== undefined && changes.name !== before.name) await audit('project.renamed', { from: before.name, to: changes.name });
+  if (changes.disabled === true && !before.disabled) await audit('project.disabled', { automatic: false });
+  if (enabling) {
+    await audit('project.enabled', { previousReason: before.disabled_reason });
+    await markReviewed(tx, projectId);
+  }
+  return project;
+}

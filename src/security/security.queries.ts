@@ -1,0 +1,52 @@
+import type { Queryable } from '../db/index.ts';
+
+export type ReputationCounts = { attempted: number; bounced: number; complained: number };
+
+/**
+ * Messages that reached the receiving side, hard bounces and complaints in the 15-minute buckets
+ * starting at or after `since` (null: ever), from the rollup (docs/decisions/reputation.md): a few
+ * hundred rows a week, never raw events.
+ */
+export async function reputationCounts(db: Queryable, projectId: string, since: Date | null): Promise<ReputationCounts> {
+  const rows = await db.query<ReputationCounts>(
+    `SELECT coalesce(sum(attempted), 0)::bigint AS attempted, coalesce(sum(bounced), 0)::bigint AS bounced,
+            coalesce(sum(complained), 0)::bigint AS complained
+     FROM email_counts WHERE project_id = $1 AND ($2::timestamptz IS NULL OR bucket >= $2::timestamptz)`,
+    [projectId, since?.toISOString() ?? null],
+  );
+  return rows[0]!;
+}
+
+export type ReputationState = { disabled: boolean; disabledReason: string | null; disabledAt: Date | null; reviewedAt: Date | null };
+
+export async function findReputationState(db: Queryable, projectId: string): Promise<ReputationState | undefined> {
+  const rows = await db.query<ReputationState>(
+    `SELECT p.disabled, p.disabled_reason AS "disabledReason", r.disabled_at AS "disabledAt", r.reviewed_at AS "reviewedAt"
+     FROM projects p LEFT JOIN project_reputation r ON r.project_id = p.id WHERE p.id = $1`,
+    [projectId],
+  );
+  return rows[0];
+}
+
+/** Disables a project that is not disabled yet, giving the reason; false when it already was. */
+export async function disableForReputation(tx: Queryable, projectId: string, reason: string): Promise<boolean> {
+  const rows = await tx.query(
+    `WITH disabled AS (
+       UPDATE projects SET disabled = true, disabled_reason = $2, updated_at = now() WHERE id = $1 AND NOT disabled RETURNING id
+     )
+     INSERT INTO project_reputation AS r (project_id, disabled_at) SELECT id, now() FROM disabled
+     ON CONFLICT (project_id) DO UPDATE SET disabled_at = now()
+     RETURNING r.project_id`,
+    [projectId, reason],
+  );
+  return rows.length > 0;
+}
+
+/** Re-enabled by a member: earlier sends no longer count towards disabling it again. */
+export async function markReviewed(tx: Queryable, projectId: string): Promise<void> {
+  await tx.query(
+    `INSERT INTO project_reputation AS r (project_id, reviewed_at) VALUES ($1, now())
+     ON CONFLICT (project_id) DO UPDATE SET reviewed_at = now(), disabled_at = NULL`,
+    [projectId],
+  );
+}

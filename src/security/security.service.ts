@@ -1,0 +1,98 @@
+import { listSuspensions } from '../audit/audit.queries.ts';
+import { recordAudit } from '../audit/audit.service.ts';
+import type { Deps } from '../deps.ts';
+import { notFound } from '../http/errors.ts';
+import { requireRole } from '../projects/projects.service.ts';
+import { disableForReputation, findReputationState, type ReputationCounts, reputationCounts } from './security.queries.ts';
+
+/**
+ * Industry thresholds (issue 7): hard bounces 5 % warning / 10 % critical, complaints 0.1 % / 0.3 %,
+ * judged only once a window holds at least 100 sends.
+ */
+export const THRESHOLDS = {
+  minimumSends: 100,
+  bounceRate: { warning: 0.05, critical: 0.1 },
+  complaintRate: { warning: 0.001, critical: 0.003 },
+} as const;
+
+export type Level = 'insufficient_data' | 'ok' | 'warning' | 'critical';
+const RANK: Record<Level, number> = { insufficient_data: 0, ok: 1, warning: 2, critical: 3 };
+const DAY_MS = 24 * 3600 * 1000;
+
+const level = (rate: number, limits: { warning: number; critical: number }): Level =>
+  rate >= limits.critical ? 'critical' : rate >= limits.warning ? 'warning' : 'ok';
+
+/** Rates and their levels for one window. */
+export function assess(counts: ReputationCounts) {
+  const enough = counts.attempted >= THRESHOLDS.minimumSends;
+  const bounceRate = counts.attempted ? counts.bounced / counts.attempted : 0;
+  const complaintRate = counts.attempted ? counts.complained / counts.attempted : 0;
+  const bounceLevel: Level = enough ? level(bounceRate, THRESHOLDS.bounceRate) : 'insufficient_data';
+  const complaintLevel: Level = enough ? level(complaintRate, THRESHOLDS.complaintRate) : 'insufficient_data';
+  return {
+    sends: counts.attempted,
+    bounced: counts.bounced,
+    complained: counts.complained,
+    bounceRate: Math.round(bounceRate * 1e6) / 1e6,
+    complaintRate: Math.round(complaintRate * 1e6) / 1e6,
+    bounceLevel,
+    complaintLevel,
+    level: RANK[bounceLevel] >= RANK[complaintLevel] ? bounceLevel : complaintLevel,
+  };
+}
+
+/** GET /users/@me/projects/{id}/security and /projects/{id}/security: any member. */
+export async function projectSecurity(deps: Pick<Deps, 'db' | 'config'>, projectId: string, userId: string) {
+  await requireRole(deps, projectId, userId, ['OWNER', 'ADMIN', 'MEMBER'], 'read the security state');
+  const state = await findReputationState(deps.db, projectId);
+  if (!state) throw notFound('Project');
+  const last7Days = assess(await reputationCounts(deps.db, projectId, new Date(Date.now() - 7 * DAY_MS)));
+  const allTime = assess(await reputationCounts(deps.db, projectId, null));
+  const suspensions = await listSuspensions(deps.db, projectId, 20);
+  return {
+    projectId,
+    disabled: state.disabled,
+    disabledReason: state.disabledReason,
+    autoDisable: deps.config.autoDisable,
+    status: last7Days.level,
+    reviewedAt: state.reviewedAt ? new Date(state.reviewedAt).toISOString() : null,
+    thresholds: THRESHOLDS,
+    last7Days,
+    allTime,
+    suspensions: suspensions.map((row) => ({ reason: row.reason, at: new Date(row.created_at).toISOString() })),
+  };
+}
+
+const percent = (rate: number) => `${(rate * 100).toFixed(rate < 0.01 ? 2 : 1)}%`;
+
+/**
+ * After each rollup run, for the projects whose bounces or complaints grew: with AUTO_DISABLE on, a
+ * project whose rates over the last 7 days (counting only sends since an OWNER last re-enabled it)
+ * reach a critical threshold is disabled at once, with the reason, and the disabling is audited.
+ */
+export async function checkReputation(deps: Pick<Deps, 'db' | 'config' | 'keys' | 'log'>, projectIds: string[]): Promise<void> {
+  if (!deps.config.autoDisable) return;
+  for (const projectId of projectIds) {
+    const state = await findReputationState(deps.db, projectId);
+    if (!state || state.disabled) continue;
+    const weekAgo = Date.now() - 7 * DAY_MS;
+    const since = state.reviewedAt && new Date(state.reviewedAt).getTime() > weekAgo ? new Date(state.reviewedAt) : new Date(weekAgo);
+    const window = assess(await reputationCounts(deps.db, projectId, since));
+    if (window.level !== 'critical') continue;
+    const causes = [
+      window.bounceLevel === 'critical' ? `hard bounce rate ${percent(window.bounceRate)} (critical at ${percent(THRESHOLDS.bounceRate.critical)})` : null,
+      window.complaintLevel === 'critical' ? `complaint rate ${percent(window.complaintRate)} (critical at ${percent(THRESHOLDS.complaintRate.critical)})` : null,
+    ].filter(Boolean);
+    const reason = `Disabled automatically: ${causes.join(' and ')} over ${window.sends} sends in the last 7 days. Clean the contact list, then an OWNER can re-enable the project.`;
+    const disabled = await deps.db.transaction(async (tx) => {
+      if (!(await disableForReputation(tx, projectId, reason))) return false;
+      await recordAudit(tx, projectId, { actorId: null, action: 'project.disabled', details: { reason, automatic: true, ...window } });
+      return true;
+    });
+    if (disabled) {
+      // Keys of a disabled project are refused from the next request on (api-keys.ts cache).
+      deps.keys.forget(projectId);
+      deps.log.warn({ projectId, reason }, 'project disabled for its sending reputation');
+    }
+  }
+}
