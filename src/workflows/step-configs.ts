@@ -53,7 +53,8 @@ const condition = z
   });
 
 const webhook = z.object({
-  url: z.string().trim().min(1).max(2048).regex(/^https?:\/\//i, 'Must start with http:// or https://.'),
+  // A placeholder may give the whole URL; the rendered URL is checked again when the step runs.
+  url: z.string().trim().min(1).max(2048).regex(/^(https?:\/\/|\{\{)/i, 'Must start with http://, https:// or a placeholder.'),
   method: z.enum(['POST', 'PUT', 'PATCH', 'GET']).optional(),
   headers: z.record(z.string().regex(HEADER_NAME, 'Not a valid header name.'), z.string().max(998).refine((v) => !/[\r\n]/.test(v), 'Must not contain line breaks.')).optional(),
   body: z.union([z.string().max(100_000), z.record(z.string(), z.unknown())]).optional(),
