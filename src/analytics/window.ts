@@ -11,12 +11,19 @@ export const DEFAULT_DAYS = 30;
 const MAX_DAYS = 366;
 const MAX_HOURLY_DAYS = 31;
 
-// Canonical IANA names (the database knows the same tz database); UTC in any usual spelling.
-const ZONES = new Set([...Intl.supportedValuesOf('timeZone'), 'UTC', 'Etc/UTC', 'GMT']);
+// IANA names as the database knows them (aliases such as Asia/Calcutta included): Intl knows the
+// same tz database; the pattern keeps out what Intl accepts and PostgreSQL would read differently.
+const ZONE_NAME = /^[A-Za-z][A-Za-z0-9_+-]*(\/[A-Za-z0-9_+-]+)*$/;
 
 export function checkTimeZone(tz: string | undefined): string {
   if (tz === undefined) return 'UTC';
-  if (!ZONES.has(tz)) throw badRequest(`Unknown time zone "${tz}".`, { suggestion: 'Use an IANA time zone name such as Europe/Paris or America/New_York.' });
+  let known = ZONE_NAME.test(tz);
+  try {
+    if (known) new Intl.DateTimeFormat('en-US', { timeZone: tz });
+  } catch {
+    known = false;
+  }
+  if (!known) throw badRequest(`Unknown time zone "${tz}".`, { suggestion: 'Use an IANA time zone name such as Europe/Paris or America/New_York.' });
   return tz;
 }
 
