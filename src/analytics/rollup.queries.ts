@@ -77,7 +77,7 @@ const UUID_PATTERN = '^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{
 /**
  * Adds the events created in [from, to) to the rollups and moves the watermark to `to`, in one
  * statement (so counts and watermark commit together: each event is counted exactly once).
- * Returns the projects whose bounces or complaints grew, for the reputation check.
+ * Returns the projects whose sends, bounces or complaints grew, for the reputation check.
  */
 export async function applyChunk(tx: Queryable, from: Date, to: Date): Promise<string[]> {
   const columns = EMAIL_METRIC_COLUMNS.join(', ');
@@ -113,7 +113,7 @@ export async function applyChunk(tx: Queryable, from: Date, to: Date): Promise<s
      ), mark AS (
        UPDATE rollup_watermarks SET watermark = $2::timestamptz WHERE name = 'events'
      )
-     SELECT DISTINCT project_id FROM batch WHERE name IN ('email.bounced', 'email.complained')`,
+     SELECT DISTINCT project_id FROM batch WHERE name IN ('email.sent', 'email.bounced', 'email.complained')`,
     [from.toISOString(), to.toISOString()],
   );
   return rows.map((row) => row.project_id);

@@ -4,7 +4,7 @@ import { applyChunk, lockWatermark, nextEventAt, setWatermark } from './rollup.q
 /** Events counted per transaction at most, so a backfill of months of events is many short steps. */
 const CHUNK_MS = 60 * 60 * 1000;
 
-/** Told which projects' bounces or complaints grew in a run (the reputation check subscribes). */
+/** Told which projects' sends, bounces or complaints grew in a run (the reputation check subscribes). */
 export type RollupSubscriber = (projectIds: string[]) => Promise<void>;
 // Per database, so several servers in one process (the tests) each hear only their own runs.
 const subscribers = new WeakMap<Db, RollupSubscriber[]>();

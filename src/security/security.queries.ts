@@ -17,6 +17,29 @@ export async function reputationCounts(db: Queryable, projectId: string, since: 
   return rows[0]!;
 }
 
+/**
+ * Of `projectIds`, the enabled ones whose counts over the last 7 days, counting only buckets from
+ * the last review on, pass `minimumSends` and reach a critical rate: one statement for a whole
+ * rollup run, however many projects sent in it.
+ */
+export async function findCriticalProjects(
+  db: Queryable,
+  projectIds: string[],
+  limits: { minimumSends: number; bounceRate: number; complaintRate: number },
+): Promise<Array<ReputationCounts & { project_id: string }>> {
+  return db.query(
+    `SELECT c.project_id, sum(c.attempted)::bigint AS attempted, sum(c.bounced)::bigint AS bounced, sum(c.complained)::bigint AS complained
+     FROM projects p
+     LEFT JOIN project_reputation r ON r.project_id = p.id
+     JOIN email_counts c ON c.project_id = p.id AND c.bucket >= greatest(now() - interval '7 days', coalesce(r.reviewed_at, '-infinity'))
+     WHERE p.id = ANY($1::uuid[]) AND NOT p.disabled
+     GROUP BY c.project_id
+     HAVING sum(c.attempted) >= $2
+        AND (sum(c.bounced) >= $3 * sum(c.attempted) OR sum(c.complained) >= $4 * sum(c.attempted))`,
+    [projectIds, limits.minimumSends, limits.bounceRate, limits.complaintRate],
+  );
+}
+
 export type ReputationState = { disabled: boolean; disabledReason: string | null; disabledAt: Date | null; reviewedAt: Date | null };
 
 export async function findReputationState(db: Queryable, projectId: string): Promise<ReputationState | undefined> {

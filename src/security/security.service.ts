@@ -3,7 +3,7 @@ import { recordAudit } from '../audit/audit.service.ts';
 import type { Deps } from '../deps.ts';
 import { notFound } from '../http/errors.ts';
 import { requireRole } from '../projects/projects.service.ts';
-import { disableForReputation, findReputationState, type ReputationCounts, reputationCounts } from './security.queries.ts';
+import { disableForReputation, findCriticalProjects, findReputationState, type ReputationCounts, reputationCounts } from './security.queries.ts';
 
 /**
  * Industry thresholds (issue 7): hard bounces 5 % warning / 10 % critical, complaints 0.1 % / 0.3 %,
@@ -66,19 +66,20 @@ export async function projectSecurity(deps: Pick<Deps, 'db' | 'config'>, project
 const percent = (rate: number) => `${(rate * 100).toFixed(rate < 0.01 ? 2 : 1)}%`;
 
 /**
- * After each rollup run, for the projects whose bounces or complaints grew: with AUTO_DISABLE on, a
- * project whose rates over the last 7 days (counting only sends since an OWNER last re-enabled it)
- * reach a critical threshold is disabled at once, with the reason, and the disabling is audited.
+ * After each rollup run, for the projects whose sends, bounces or complaints grew in it: with
+ * AUTO_DISABLE on, a project whose rates over the last 7 days (counting only sends since an OWNER
+ * last re-enabled it) reach a critical threshold is disabled at once, with the reason, and the
+ * disabling is audited.
  */
 export async function checkReputation(deps: Pick<Deps, 'db' | 'config' | 'keys' | 'log'>, projectIds: string[]): Promise<void> {
-  if (!deps.config.autoDisable) return;
-  for (const projectId of projectIds) {
-    const state = await findReputationState(deps.db, projectId);
-    if (!state || state.disabled) continue;
-    const weekAgo = Date.now() - 7 * DAY_MS;
-    const since = state.reviewedAt && new Date(state.reviewedAt).getTime() > weekAgo ? new Date(state.reviewedAt) : new Date(weekAgo);
-    const window = assess(await reputationCounts(deps.db, projectId, since));
-    if (window.level !== 'critical') continue;
+  if (!deps.config.autoDisable || projectIds.length === 0) return;
+  const critical = await findCriticalProjects(deps.db, projectIds, {
+    minimumSends: THRESHOLDS.minimumSends,
+    bounceRate: THRESHOLDS.bounceRate.critical,
+    complaintRate: THRESHOLDS.complaintRate.critical,
+  });
+  for (const { project_id: projectId, ...counts } of critical) {
+    const window = assess(counts);
     const causes = [
       window.bounceLevel === 'critical' ? `hard bounce rate ${percent(window.bounceRate)} (critical at ${percent(THRESHOLDS.bounceRate.critical)})` : null,
       window.complaintLevel === 'critical' ? `complaint rate ${percent(window.complaintRate)} (critical at ${percent(THRESHOLDS.complaintRate.critical)})` : null,
