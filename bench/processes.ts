@@ -31,9 +31,14 @@ async function freePort(): Promise<number> {
   return port;
 }
 
-/** Runs a TypeScript entry point in its own Node process (servers never share the load generator's CPU time slice). */
+/**
+ * Runs a TypeScript entry point in its own Node process (servers never share the load generator's
+ * CPU time slice). BENCH_NODE_ARGS adds Node flags to it, e.g. `--cpu-prof --cpu-prof-dir=/tmp/prof`
+ * to profile the server (Node refuses --cpu-prof in NODE_OPTIONS).
+ */
 function spawnTs(entry: string, env: Record<string, string>) {
-  const child = spawn(process.execPath, ['--import', 'tsx', join(PACKAGE_ROOT, entry)], {
+  const nodeArgs = (process.env.BENCH_NODE_ARGS ?? '').split(' ').filter(Boolean);
+  const child = spawn(process.execPath, [...nodeArgs, '--import', 'tsx', join(PACKAGE_ROOT, entry)], {
     cwd: PACKAGE_ROOT,
     env: { ...process.env, ...env },
     stdio: ['ignore', 'pipe', 'pipe'],

@@ -4,11 +4,42 @@ import type { JobDefinition, JobQueue } from '../jobs/queue.ts';
 import { nextDueAt } from './delivery.queries.ts';
 import { deliverDue } from './delivery.service.ts';
 import { Throttle } from './throttle.ts';
+import { type Transport, transportFor } from './transport.ts';
 
 export const DELIVERY_JOB = 'delivery.run';
 /** A run hands the worker back after this long, queueing its own continuation. */
 const RUN_BUDGET_MS = 20_000;
 const BACKSTOP_CRON = '* * * * *';
+/** An idle transport closes its SMTP connections after this long without a run. */
+const TRANSPORT_IDLE_MS = 10_000;
+
+/**
+ * One transport per process, kept open across runs: a burst of sends queues run after run, and a
+ * new pool per run would open its SMTP connections again each time. Closed once idle, so a quiet
+ * worker holds no connection to the relay.
+ */
+class SharedTransport {
+  private transport: Transport | undefined;
+  private idle: NodeJS.Timeout | undefined;
+  private users = 0;
+  constructor(private readonly open: () => Transport) {}
+
+  async use<T>(work: (transport: Transport) => Promise<T>): Promise<T> {
+    clearTimeout(this.idle);
+    this.users++;
+    try {
+      return await work((this.transport ??= this.open()));
+    } finally {
+      if (--this.users === 0) this.idle = setTimeout(() => this.close(), TRANSPORT_IDLE_MS).unref();
+    }
+  }
+
+  close(): void {
+    clearTimeout(this.idle);
+    this.transport?.close();
+    this.transport = undefined;
+  }
+}
 
 /**
  * Queues a delivery run now (/v1/send, in its transaction). The queue's `short` policy keeps at
@@ -32,14 +63,16 @@ async function wakeUpAt(queue: JobQueue, at: Date): Promise<void> {
  */
 export function deliveryJobs(deps: Deps): JobDefinition[] {
   const throttle = new Throttle(deps.config.sendRatePerSecond);
+  const transport = new SharedTransport(() => transportFor(deps.config));
   return [
     {
       name: DELIVERY_JOB,
       // No retries: a failed run leaves its records to their leases, and the next run takes them.
       queue: { policy: 'short', retryLimit: 0, expireInSeconds: 15 * 60 },
       work: { batchSize: 10, pollingIntervalSeconds: 1, notifyPollingIntervalSeconds: 1 },
+      stopped: () => transport.close(),
       async handle() {
-        const more = await deliverDue(deps, throttle, RUN_BUDGET_MS);
+        const more = await transport.use((open) => deliverDue(deps, open, throttle, RUN_BUDGET_MS));
         if (more) return enqueueDelivery(deps.queue);
         const next = await nextDueAt(deps.db);
         if (next) await wakeUpAt(deps.queue, next);

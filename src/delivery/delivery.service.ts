@@ -5,16 +5,23 @@ import { type EventInput, recordEvents } from '../events/events.service.ts';
 import { fillDeferredContent } from './deferred-content.ts';
 import { type AttachmentRow, type ClaimRef, claimDue, loadAttachments, markHandedOff, type Settlement, type SettledRow, settle, suppressBounced } from './delivery.queries.ts';
 import { buildMessage, type DkimKey } from './mime.ts';
-import { prepareOutgoing } from './seams.ts';
-import { SMTP_CONNECTIONS, type Outcome, type Transport, transportFor } from './transport.ts';
+import { type MessageUrls, saveMessageUrls, trackContent } from './seams.ts';
+import { SMTP_CONNECTIONS, type Outcome, type Transport } from './transport.ts';
 import type { Throttle } from './throttle.ts';
 
-/** Records claimed per query. */
-const BATCH = 50;
-/** Records handed over together: one per pooled SMTP connection, so a slow relay holds few at once. */
+/** Records claimed and handed over together: one chunk shares its database round trips. */
 const CHUNK = SMTP_CONNECTIONS;
 /**
- * Seconds a claim is held without news. Renewed before every chunk; longer than the worst SMTP
+ * Lanes of claim → build → hand over → settle running at once. While one lane waits for the relay,
+ * another builds and signs (libuv's thread pool) and a third settles: the stages overlap instead
+ * of taking turns. Each lane claims only what it is about to send, so no claimed record waits in
+ * memory for a lane to free up, and lanes never write the same rows.
+ */
+const LANES = 4;
+/** At most this many records are handed over and unsettled at once: what a crash can leave in doubt. */
+export const MAX_IN_FLIGHT = CHUNK * LANES;
+/**
+ * Seconds a claim is held without news. Renewed before every hand-off; longer than the worst SMTP
  * hand-off (transport.ts timeouts), so only a dead worker's records outlive it.
  */
 export const LEASE_SECONDS = 60;
@@ -37,37 +44,36 @@ export function retryDelayMs(attempts: number): number {
 type RunContext = { deps: Deps; transport: Transport; throttle: Throttle; keys: Map<string, Promise<DkimKey | undefined>> };
 
 /**
- * Delivers due records until none is left or `budgetMs` has passed. Returns true when it stopped
- * for the budget (more may be due). The transport lives for one run.
+ * Delivers due records until none is left or `budgetMs` has passed, in LANES concurrent lanes.
+ * Returns true when it stopped for the budget (more may be due).
  */
-export async function deliverDue(deps: Deps, throttle: Throttle, budgetMs: number): Promise<boolean> {
-  const context: RunContext = { deps, transport: transportFor(deps.config), throttle, keys: new Map() };
-  const started = Date.now();
-  try {
+export async function deliverDue(deps: Deps, transport: Transport, throttle: Throttle, budgetMs: number): Promise<boolean> {
+  const context: RunContext = { deps, transport, throttle, keys: new Map() };
+  const deadline = Date.now() + budgetMs;
+  const lane = async (): Promise<boolean> => {
     for (;;) {
-      const claimed = await claimDue(deps.db, BATCH, LEASE_SECONDS);
-      if (claimed.length) await deliverBatch(context, claimed);
-      if (claimed.length < BATCH) return false;
-      if (Date.now() - started > budgetMs) return true;
+      const claimed = await claimDue(deps.db, CHUNK, LEASE_SECONDS);
+      if (claimed.length) await deliverClaimed(context, claimed);
+      if (claimed.length < CHUNK) return false;
+      if (Date.now() > deadline) return true;
     }
-  } finally {
-    context.transport.close();
-  }
+  };
+  const lanes = await Promise.allSettled(Array.from({ length: LANES }, lane));
+  const failed = lanes.find((result) => result.status === 'rejected');
+  // A lane that failed leaves its records to their leases; the error fails the run for the log.
+  if (failed) throw failed.reason;
+  return lanes.some((result) => result.status === 'fulfilled' && result.value);
 }
 
-async function deliverBatch(context: RunContext, claimed: EmailRow[]): Promise<void> {
+async function deliverClaimed(context: RunContext, claimed: EmailRow[]): Promise<void> {
   // A record a dead worker had already handed to SMTP may have left: never again (contract §6).
   const interrupted = context.transport.idempotent ? [] : claimed.filter((row) => row.handed_off_at !== null);
   await finish(context, interrupted.map((row) => ({ ...refOf(row), status: 'FAILED', error: INTERRUPTED_ERROR })));
-  let held = claimed.filter((row) => !interrupted.includes(row));
-  while (held.length) {
-    const chunk = held.slice(0, CHUNK);
-    held = held.slice(CHUNK);
-    await deliverChunk(context, chunk, held);
-  }
+  const sendable = claimed.filter((row) => !interrupted.includes(row));
+  if (sendable.length) await deliverChunk(context, sendable);
 }
 
-async function deliverChunk(context: RunContext, chunk: EmailRow[], rest: EmailRow[]): Promise<void> {
+async function deliverChunk(context: RunContext, chunk: EmailRow[]): Promise<void> {
   const { deps } = context;
   const settlements: Settlement[] = [];
   const deferredPerProject = new Map<string, number>();
@@ -83,15 +89,18 @@ async function deliverChunk(context: RunContext, chunk: EmailRow[], rest: EmailR
       settlements.push({ ...refOf(row), status: 'QUEUED', error: null, retryAt, refund: true });
     }
   }
-  const attachments = await loadAttachments(deps.db, going.map(refOf));
+  const attachments = going.length ? await loadAttachments(deps.db, going.map(refOf)) : [];
   await fillDeferredContent(deps, going);
-  const built = await Promise.all(going.map((row) => build(context, row, attachments).then((raw) => ({ row, raw }), (error: Error) => ({ row, error }))));
-  const ready = built.filter((b): b is { row: EmailRow; raw: Buffer } => 'raw' in b);
+  const built = await Promise.all(going.map((row) => build(context, row, attachments).then((message) => ({ row, ...message }), (error: Error) => ({ row, error }))));
+  const ready = built.filter((b): b is { row: EmailRow } & BuiltMessage => 'raw' in b);
   for (const failed of built.filter((b): b is { row: EmailRow; error: Error } => 'error' in b)) {
     settlements.push({ ...refOf(failed.row), status: 'FAILED', error: `The message could not be built: ${failed.error.message}` });
   }
+  // Stored before anything leaves, or a click on a link of a delivered message would be refused.
+  await saveMessageUrls(deps.db, ready.flatMap((b) => (b.urls ? [b.urls] : [])));
   // Committed before anything leaves: from here on, these records are never handed over again by SMTP.
-  const held = await markHandedOff(deps.db, ready.map((b) => refOf(b.row)), [...ready.map((b) => refOf(b.row)), ...rest.map(refOf)], LEASE_SECONDS);
+  const handing = ready.map((b) => refOf(b.row));
+  const held = await markHandedOff(deps.db, handing, handing, LEASE_SECONDS);
   const outcomes = await Promise.all(
     ready
       .filter((b) => held.has(b.row.id))
@@ -112,7 +121,9 @@ function settlementFor(row: EmailRow, outcome: Outcome): Settlement {
   return { ...ref, status: 'QUEUED', error: outcome.error, retryAt: new Date(Date.now() + retryDelayMs(row.attempts)).toISOString() };
 }
 
-async function build(context: RunContext, row: EmailRow, attachments: AttachmentRow[]): Promise<Buffer> {
+type BuiltMessage = { raw: Buffer; urls: MessageUrls | null };
+
+async function build(context: RunContext, row: EmailRow, attachments: AttachmentRow[]): Promise<BuiltMessage> {
   const { deps } = context;
   const keyId = `${row.project_id} ${row.from_address}`;
   if (!context.keys.has(keyId)) context.keys.set(keyId, signingKeyFor(deps.db, row.project_id, row.from_address));
@@ -120,8 +131,8 @@ async function build(context: RunContext, row: EmailRow, attachments: Attachment
   if (!key) throw new Error(`the sender domain of ${row.from_address} is no longer verified in this project`);
   if (row.subject === null || row.html === null || row.text_body === null || row.message_id === null) throw new Error('the record has no rendered content');
   const linkContext = { config: deps.config, projectId: row.project_id, emailId: row.id, contactId: row.contact_id, contentType: row.content_type };
-  const outgoing = await prepareOutgoing(deps.db, linkContext, { html: row.html, headers: row.headers });
-  return buildMessage(
+  const outgoing = trackContent(linkContext, { html: row.html, headers: row.headers });
+  const raw = await buildMessage(
     {
       messageId: row.message_id,
       from: { address: row.from_address, name: row.from_name },
@@ -137,6 +148,7 @@ async function build(context: RunContext, row: EmailRow, attachments: Attachment
     },
     key,
   );
+  return { raw, urls: outgoing.urls };
 }
 
 /** Writes settlements, their events, and the suppressions of hard bounces, in one transaction. */

@@ -1,8 +1,20 @@
-import { createHash, sign } from 'node:crypto';
+import { createHash, createPrivateKey, type KeyObject, sign } from 'node:crypto';
 import { promisify } from 'node:util';
 import MailComposer from 'nodemailer/lib/mail-composer/index.js';
+import { LruCache } from '../rendering/lru.ts';
 
 const signAsync = promisify(sign);
+
+/**
+ * Parsed signing keys by PEM. Given a PEM, crypto.sign parses it again on the main thread for every
+ * message, which cost as much as the RSA operation itself (measured): a KeyObject is parsed once.
+ */
+const parsedKeys = new LruCache<string, KeyObject>(1000, 1000);
+function privateKeyObject(pem: string): KeyObject {
+  let key = parsedKeys.get(pem);
+  if (!key) parsedKeys.set(pem, (key = createPrivateKey(pem)));
+  return key;
+}
 
 export type MessageAttachment = { filename: string; contentType: string; contentId: string | null; disposition: 'attachment' | 'inline'; content: Buffer };
 export type DkimKey = { domainName: string; selector: string; privateKey: string };
@@ -102,7 +114,7 @@ export async function dkimSign(message: Buffer, key: DkimKey): Promise<Buffer> {
   // The header is signed as it will appear, folded (relaxed canonicalization keeps a space per fold).
   const folded = foldTags(tags);
   const canonical = signed.map((field) => `${relaxedHeader(field.name, field.value)}\r\n`).join('') + relaxedHeader('DKIM-Signature', ` ${folded}`);
-  const signature = (await signAsync('sha256', Buffer.from(canonical, 'binary'), key.privateKey)).toString('base64');
+  const signature = (await signAsync('sha256', Buffer.from(canonical, 'binary'), privateKeyObject(key.privateKey))).toString('base64');
   // The b= value is removed before verification (RFC 6376 §3.5), so folding it changes nothing.
   const header = `DKIM-Signature: ${folded}${signature.replace(/(.{72})(?=.)/g, '$1\r\n\t')}\r\n`;
   return Buffer.concat([Buffer.from(header, 'binary'), message]);

@@ -16,6 +16,8 @@ export type JobDefinition<T extends object = object> = {
   handle: (jobs: Job<T>[]) => Promise<void>;
   queue?: Omit<Queue, 'name'>;
   work?: WorkOptions;
+  /** Releases what the handler keeps between jobs (connections), once the queue has stopped. */
+  stopped?: () => void;
 };
 
 export type EnqueueOptions = SendOptions & { tx?: Queryable };
@@ -89,5 +91,6 @@ export class JobQueue {
   async stop(timeoutSeconds: number): Promise<void> {
     if (!this.started) return;
     await this.boss.stop({ graceful: true, close: true, timeout: timeoutSeconds * 1000 });
+    for (const definition of this.definitions.values()) definition.stopped?.();
   }
 }

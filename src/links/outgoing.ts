@@ -1,7 +1,7 @@
 import type { Config } from '../config.ts';
 import type { Queryable } from '../db/index.ts';
 import { instrumentHtml } from './instrument.ts';
-import { saveMessageUrls } from './links.queries.ts';
+import { type MessageUrls, saveMessageUrls } from './links.queries.ts';
 import { type LinkUrls, linkUrls, listUnsubscribeHeaders } from './list-unsubscribe.ts';
 
 /**
@@ -27,19 +27,23 @@ export function recipientLinks(context: LinkContext): Partial<LinkUrls> {
   return linkUrls({ publicUrl: config.publicUrl, secret: config.sessionSecret, projectId, contactId, emailId });
 }
 
+/** The tracked content of one message, and the URLs its click links may lead to (null: none to store). */
+export type TrackedContent = OutgoingContent & { urls: MessageUrls | null };
+
 /**
  * Tracking for every type but HEADLESS (sent exactly as rendered), and the RFC 8058 headers for
- * MARKETING mail (contract §6). The message's URLs are stored through `db` before this returns,
- * so call it before the message is handed to the transport. A List-Unsubscribe the sender set
- * explicitly in the custom headers is kept.
+ * MARKETING mail (contract §6). Pure: the caller stores `urls` (saveMessageUrls, one statement for
+ * many messages) before the message is handed to the transport, or its clicks would be refused.
+ * A List-Unsubscribe the sender set explicitly in the custom headers is kept.
  */
-export async function prepareOutgoing(db: Queryable, context: LinkContext, content: OutgoingContent): Promise<OutgoingContent> {
-  if (context.contentType === 'HEADLESS') return content;
+export function trackContent(context: LinkContext, content: OutgoingContent): TrackedContent {
+  if (context.contentType === 'HEADLESS') return { ...content, urls: null };
   const { config, projectId, emailId, contactId } = context;
   let { html, headers } = content;
+  let urls: MessageUrls | null = null;
   if (html) {
     const instrumented = instrumentHtml(html, { publicUrl: config.publicUrl, secret: config.sessionSecret, projectId, emailId, contactId: contactId ?? undefined });
-    await saveMessageUrls(db, [{ projectId, emailId, urls: instrumented.urls }]);
+    urls = { projectId, emailId, urls: instrumented.urls };
     html = instrumented.html;
   }
   const own = Object.keys(headers).some((name) => name.toLowerCase() === 'list-unsubscribe');
@@ -47,5 +51,12 @@ export async function prepareOutgoing(db: Queryable, context: LinkContext, conte
     const { unsubscribeUrl } = linkUrls({ publicUrl: config.publicUrl, secret: config.sessionSecret, projectId, contactId, emailId });
     headers = { ...headers, ...listUnsubscribeHeaders(unsubscribeUrl) };
   }
-  return { html, headers };
+  return { html, headers, urls };
+}
+
+/** trackContent for one message, its URLs stored through `db` before this returns. */
+export async function prepareOutgoing(db: Queryable, context: LinkContext, content: OutgoingContent): Promise<OutgoingContent> {
+  const { urls, ...outgoing } = trackContent(context, content);
+  if (urls) await saveMessageUrls(db, [urls]);
+  return outgoing;
 }
