@@ -188,23 +188,12 @@ export async function campaignsUsingTemplate(db: Queryable, projectId: string, t
  * FILTERED campaigns whose condition has a filter on `field` (contract §4 field names such as
  * `data.plan`, `email`, `event.signup`), at any depth of the tree.
  */
-export async function campaignsFilteringOn(db: Queryable, projectId: string, field: string, statuses?: readonly CampaignStatus[]) {
+export async function campaignsFilteringOn(db: Queryable, projectId: string, field: string) {
   return db.query<{ id: string; name: string; status: string }>(
     `SELECT id, name, status FROM campaigns
      WHERE project_id = $1 AND audience_type = 'FILTERED'
        AND jsonb_path_exists(audience_condition, 'strict $.**.field ? (@ == $f)', jsonb_build_object('f', $2::text))
-       AND ($3::text[] IS NULL OR status = ANY($3::text[]))
      ORDER BY created_at, id`,
-    [projectId, field, statuses ? [...statuses] : null],
+    [projectId, field],
   );
-}
-
-/** Campaigns in `statuses` whose audience is the segment, or filters on membership of it. */
-export async function campaignsUsingSegment(db: Queryable, projectId: string, segmentId: string, statuses: readonly CampaignStatus[]) {
-  const viaFilter = await campaignsFilteringOn(db, projectId, `segment.${segmentId}`, statuses);
-  const direct = await db.query<{ id: string; name: string; status: string }>(
-    `SELECT id, name, status FROM campaigns WHERE project_id = $1 AND segment_id = $2 AND status = ANY($3::text[]) ORDER BY created_at, id`,
-    [projectId, segmentId, [...statuses]],
-  );
-  return [...direct, ...viaFilter];
 }
