@@ -1,6 +1,7 @@
 import type { Scenario } from '../scenario.ts';
 import { authRejected } from './auth-rejected.ts';
 import { authWhoami } from './auth-whoami.ts';
+import { campaignSend } from './campaign-send.ts';
 import { contactsImport } from './contacts-import.ts';
 import { contactsDeepPage, contactsFirstPage } from './contacts-list.ts';
 import { helloWorld } from './hello-world.ts';
@@ -19,4 +20,5 @@ export const SCENARIOS: Scenario[] = [
   contactsDeepPage,
   sendAccepted,
   deliveryRate,
+  campaignSend,
 ];
