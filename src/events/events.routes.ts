@@ -15,6 +15,7 @@ import {
   trackResponse,
   usageResponse,
 } from './events.schemas.ts';
+import { TrackWriter } from './track-writer.ts';
 import { deleteEvents, eventNames, eventStats, eventUsage, listContactEvents, listEvents, trackEvent } from './events.service.ts';
 
 const tags = ['events'];
@@ -22,6 +23,7 @@ const security: Array<Record<string, string[]>> = [{ apiKey: [] }, { session: []
 
 /** api.md POST /v1/track and the Events table (contract §12). */
 export const eventsRoutes: FastifyPluginAsyncZod<Deps> = async (app, deps) => {
+  const tracks = new TrackWriter(deps);
   // The public-key endpoint; the dashboard alias below takes a session instead (api.md Events).
   app.post(
     '/v1/track',
@@ -35,7 +37,7 @@ export const eventsRoutes: FastifyPluginAsyncZod<Deps> = async (app, deps) => {
         response: { 200: trackResponse },
       },
     },
-    async (request) => ({ success: true as const, data: await trackEvent(deps, projectOf(request).id, request.body) }),
+    async (request) => ({ success: true as const, data: await trackEvent(tracks, projectOf(request).id, request.body) }),
   );
 
   app.post(
@@ -44,7 +46,7 @@ export const eventsRoutes: FastifyPluginAsyncZod<Deps> = async (app, deps) => {
       config: { auth: 'sessionProject', idempotent: true },
       schema: { tags, security: [{ session: [] }], summary: 'Track an event (dashboard alias of /v1/track)', body: trackBody, response: { 200: trackResponse } },
     },
-    async (request) => ({ success: true as const, data: await trackEvent(deps, projectOf(request).id, request.body) }),
+    async (request) => ({ success: true as const, data: await trackEvent(tracks, projectOf(request).id, request.body) }),
   );
 
   app.get(

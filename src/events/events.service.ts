@@ -1,6 +1,5 @@
 import { randomUUID } from 'node:crypto';
 import type { Queryable } from '../db/index.ts';
-import { upsertContactByEmail } from '../contacts/contacts.queries.ts';
 import { RESERVED_DATA_KEYS, splitContactData } from '../contacts/data-rules.ts';
 import type { Deps } from '../deps.ts';
 import { badRequest, notFound } from '../http/errors.ts';
@@ -9,6 +8,7 @@ import { DEFAULT_PAGE_SIZE, decodeCursor, encodeCursor, isCursorTimestamp, MAX_P
 import * as queries from './events.queries.ts';
 import { type EventRow, insertEvents } from './events.queries.ts';
 import { findEventUsage, hasEventSubscribers } from './events.registry.ts';
+import type { TrackWriter } from './track-writer.ts';
 import type { EventItem } from './events.schemas.ts';
 
 export { onEventsRecorded } from './events.registry.ts';
@@ -49,34 +49,21 @@ export type TrackInput = { email: string; event: string; subscribed?: boolean; d
 
 /**
  * POST /v1/track: upsert the contact (new → subscribed unless passed), apply the data write rules
- * (one-off values allowed) and record the event: one statement when no subscriber waits for
- * events, else a transaction that also enqueues their dispatch job. The event
- * keeps the request's data with one-off values resolved and reserved keys dropped; a change of
- * `subscribed` is recorded with it as contact.subscribed / contact.unsubscribed.
+ * (one-off values allowed) and record the event, through the process's TrackWriter (group commit;
+ * the worker gets the events through events.dispatch, never this request). The event keeps the
+ * request's data with one-off values resolved and reserved keys dropped; a change of `subscribed`
+ * is recorded with it as contact.subscribed / contact.unsubscribed.
  */
-export async function trackEvent(deps: Pick<Deps, 'db' | 'queue'>, projectId: string, input: TrackInput) {
+export async function trackEvent(writer: TrackWriter, projectId: string, input: TrackInput) {
   const changes = splitContactData(input.data, { oneOffAllowed: true });
   const eventData: Record<string, unknown> = {};
   for (const [key, value] of Object.entries(input.data ?? {})) {
     if (!RESERVED_DATA_KEYS.has(key)) eventData[key] = key in changes.oneOff ? changes.oneOff[key] : value;
   }
   const contact = { email: input.email, subscribed: input.subscribed ?? null, subscribedWhenNew: true, data: changes };
-  if (!hasEventSubscribers()) {
-    // Nothing to hand to the worker: one statement, no transaction round trips (the hot path).
-    const eventId = randomUUID();
-    const event = { id: eventId, name: input.event, data: eventData, subscriptionEventId: randomUUID() };
-    const tracked = await queries.upsertContactAndTrack(deps.db, projectId, contact, event);
-    return { contact: tracked.contact_id, event: eventId, timestamp: new Date().toISOString() };
-  }
-  return deps.db.transaction(async (tx) => {
-    const written = await upsertContactByEmail(tx, projectId, contact);
-    const events: EventInput[] = [{ contactId: written.id, name: input.event, data: eventData }];
-    if (!written.is_new && written.was_subscribed !== null && written.was_subscribed !== written.subscribed) {
-      events.push({ contactId: written.id, name: subscriptionEventName(written.subscribed) });
-    }
-    const [eventId] = await recordEvents(tx, deps.queue, projectId, events);
-    return { contact: written.id, event: eventId!, timestamp: new Date().toISOString() };
-  });
+  const event = { id: randomUUID(), name: input.event, data: eventData, subscriptionEventId: randomUUID() };
+  const tracked = await writer.track({ projectId, contact, event });
+  return { contact: tracked.contact_id, event: event.id, timestamp: new Date().toISOString() };
 }
 
 const iso = (value: Date | string) => (value instanceof Date ? value : new Date(value)).toISOString();

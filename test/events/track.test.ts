@@ -56,6 +56,40 @@ describe('POST /v1/track and POST /events/track', () => {
     assert.equal((await project.api.get(`/contacts/${subscribeNew.body.data.contact}`)).body.subscribed, false);
   });
 
+  test('a burst of concurrent tracks (shared writes) keeps every request\'s own result and every rule', async () => {
+    const [first, second] = [await createProject(server.url), await createProject(server.url)];
+    const emails = Array.from({ length: 30 }, () => uniqueEmail('burst'));
+    // Seed half as unsubscribed, so that `subscribed: true` in the burst is a change for them.
+    for (const email of emails.slice(0, 15)) await first.api.post('/contacts', { email, subscribed: false });
+    // 30 contacts of one project, each tracked 4 times at once (same email in one burst), plus
+    // the same addresses in a second project: 240 requests in flight together.
+    const requests = emails.flatMap((email, i) => [
+      ...[0, 1, 2, 3].map((n) => first.publicApi.post('/v1/track', { email, event: `step-${n}`, data: { [`k${n}`]: n, shared: 'x' }, ...(n === 0 && i < 15 ? { subscribed: true } : {}) })),
+      ...[0, 1, 2, 3].map((n) => second.publicApi.post('/v1/track', { email, event: 'other', data: { n } })),
+    ]);
+    const responses = await Promise.all(requests);
+    for (const res of responses) assert.equal(res.status, 200, res.text);
+    assert.equal(new Set(responses.map((res) => res.body.data.event)).size, responses.length, 'an event id per request');
+
+    for (const [i, email] of emails.entries()) {
+      const mine = responses.slice(i * 8, i * 8 + 4).map((res) => res.body.data.contact);
+      const theirs = responses.slice(i * 8 + 4, i * 8 + 8).map((res) => res.body.data.contact);
+      assert.equal(new Set(mine).size, 1, `${email}: one contact for its four tracks`);
+      assert.equal(new Set(theirs).size, 1);
+      assert.notEqual(mine[0], theirs[0], 'each project has its own contact');
+      const contact = await first.api.get(`/contacts/${mine[0]}`);
+      assert.deepEqual(contact.body.data, { k0: 0, k1: 1, k2: 2, k3: 3, shared: 'x' }, 'every write merged');
+      assert.equal(contact.body.subscribed, true);
+      const events = await first.api.get(`/events?contactId=${mine[0]}`);
+      const names = events.body.data.map((event: { name: string }) => event.name).sort();
+      const expected = ['step-0', 'step-1', 'step-2', 'step-3', ...(i < 15 ? ['contact.subscribed'] : [])].sort();
+      assert.deepEqual(names, expected, `${email}: its own events, and one subscription event only where subscribed changed`);
+      assert.equal((await second.api.get(`/contacts/${mine[0]}`)).status, 404, 'not visible from the other project');
+    }
+    const other = await second.api.get('/events?name=other&limit=100');
+    assert.equal(other.body.total, 120);
+  });
+
   test('reserved event names are a 422 with field code reserved_event', async () => {
     const project = await createProject(server.url);
     for (const event of ['email.sent', 'email.anything', 'EMAIL.Opened', 'contact.subscribed', 'contact.unsubscribed', 'segment.vip.entry', 'segment.big-spenders.exit']) {

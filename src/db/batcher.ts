@@ -1,0 +1,78 @@
+/**
+ * Group commit for hot single-row writes (/v1/track, key checks on PostgreSQL). Calls that arrive
+ * while `maxInFlight` writes are running wait and are written together by the next one, so under
+ * load one statement and one WAL flush serve many requests, and when idle a call is written at
+ * once (no timer, no added latency). Each call still gets its own result, in order.
+ */
+export type BatcherOptions<In> = {
+  /** Writes running at once (1 on the embedded database, whose single connection serialises them). */
+  maxInFlight: number;
+  /** Items per write at most. */
+  maxBatch: number;
+  /**
+   * Items with the same key never share a write (one statement cannot upsert a row twice); the
+   * later one waits for the next write.
+   */
+  keyOf?: (item: In) => string;
+};
+
+type Pending<In, Out> = { item: In; resolve: (out: Out) => void; reject: (error: unknown) => void };
+
+export class Batcher<In, Out> {
+  private pending: Pending<In, Out>[] = [];
+  private inFlight = 0;
+
+  constructor(
+    /** Writes the items; returns one result per item, in the same order. */
+    private readonly write: (items: In[]) => Promise<Out[]>,
+    private readonly options: BatcherOptions<In>,
+  ) {}
+
+  submit(item: In): Promise<Out> {
+    return new Promise<Out>((resolve, reject) => {
+      this.pending.push({ item, resolve, reject });
+      this.pump();
+    });
+  }
+
+  private pump(): void {
+    while (this.inFlight < this.options.maxInFlight && this.pending.length > 0) {
+      const batch = this.take();
+      this.inFlight++;
+      void this.run(batch).finally(() => {
+        this.inFlight--;
+        this.pump();
+      });
+    }
+  }
+
+  /** The oldest pending items, up to maxBatch, one per key; the rest keep their place. */
+  private take(): Pending<In, Out>[] {
+    const { keyOf, maxBatch } = this.options;
+    if (!keyOf) return this.pending.splice(0, maxBatch);
+    const batch: Pending<In, Out>[] = [];
+    const rest: Pending<In, Out>[] = [];
+    const keys = new Set<string>();
+    for (const entry of this.pending) {
+      const key = keyOf(entry.item);
+      if (batch.length < maxBatch && !keys.has(key)) {
+        keys.add(key);
+        batch.push(entry);
+      } else rest.push(entry);
+    }
+    this.pending = rest;
+    return batch;
+  }
+
+  private async run(batch: Pending<In, Out>[]): Promise<void> {
+    try {
+      const results = await this.write(batch.map((entry) => entry.item));
+      batch.forEach((entry, i) => entry.resolve(results[i]!));
+    } catch (error) {
+      if (batch.length === 1) return batch[0]!.reject(error);
+      // One bad item (or a deadlock between concurrent writes) must not fail the others: each is
+      // written again on its own, and only its own failure reaches its caller.
+      await Promise.all(batch.map((entry) => this.write([entry.item]).then(([out]) => entry.resolve(out!), entry.reject)));
+    }
+  }
+}
