@@ -1,4 +1,5 @@
 import { randomUUID } from 'node:crypto';
+import { assertBillingAllows } from '../billing/billing.guard.ts';
 import type { Queryable } from '../db/index.ts';
 import { enqueueDelivery } from '../delivery/delivery.jobs.ts';
 import { recipientLinks } from '../delivery/seams.ts';
@@ -58,6 +59,7 @@ export async function sendCampaign(deps: Deps, projectId: string, id: string, sc
     if (row.status !== 'DRAFT' && row.status !== 'SCHEDULED') throw stateError(row, 'sent (only DRAFT and SCHEDULED campaigns can)');
     const total = await sending.countAudience(tx, await audienceOf(tx, projectId, row));
     if (total === 0) throw new AppError('CAMPAIGN_NO_RECIPIENTS');
+    await assertBillingAllows(tx, projectId, 'CAMPAIGN', total);
     await setStatus(tx, projectId, id, when ? { status: 'SCHEDULED', scheduledFor: when, totalRecipients: total } : { status: 'SENDING', totalRecipients: total });
     const data: StartJobData = { projectId, campaignId: id };
     await deps.queue.send(START_JOB, data, when ? { tx, startAfter: when } : { tx });

@@ -5,6 +5,7 @@ import { createAccount, createProject, type TestProject, uniqueEmail } from '../
 import { client } from '../kit/http.ts';
 import { startTestServer, type TestServer } from '../kit/server.ts';
 import { waitForRollup } from '../analytics/rollup-kit.ts';
+import { buildWorkflow, enable, waitForExecution } from '../workflows/kit.ts';
 
 describe('Activity (api.md Activity; contract §12)', () => {
   let server: TestServer;
@@ -145,6 +146,21 @@ describe('Activity (api.md Activity; contract §12)', () => {
     assert.deepEqual(soon.body.data.map((i: any) => i.name), ['in 2 hours']);
     const other = await createProject(server.url);
     assert.deepEqual((await other.api.get('/activity/upcoming')).body.data, [], 'another project sees none');
+  });
+
+  test('GET /activity/upcoming lists workflow executions waiting on a DELAY, with the contact and the step', async () => {
+    const project = await createProject(server.url);
+    const flow = await buildWorkflow(project.api, { name: 'Nurture', eventName: 'trial-started' }, [{ type: 'DELAY', config: { amount: 3, unit: 'hours' } }]);
+    await enable(project.api, flow.id);
+    const { contact } = await track(project, uniqueEmail('trial'), 'trial-started');
+    await waitForExecution(project.api, flow.id, contact, ['WAITING']);
+    const upcoming = await project.api.get('/activity/upcoming');
+    assert.equal(upcoming.status, 200, upcoming.text);
+    const [item] = upcoming.body.data;
+    assert.deepEqual([item.type, item.id, item.name, item.contact.id, item.data.stepId, item.data.stepType], ['workflow.waiting', flow.id, 'Nurture', contact, flow.stepIds[0], 'DELAY']);
+    const due = Date.parse(item.at) - Date.now();
+    assert.ok(due > 2.9 * 3600_000 && due <= 3 * 3600_000, `due in about 3 hours: ${item.at}`);
+    assert.deepEqual((await project.api.get('/activity/upcoming?hours=2')).body.data, []);
   });
 
   test('authentication: the secret key or a member session with X-Project-Id; the public key and strangers are refused', async () => {

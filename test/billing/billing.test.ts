@@ -5,6 +5,7 @@ import type { DnsServer } from '../kit/dns.ts';
 import { verifiedDomain } from '../kit/domains.ts';
 import { client } from '../kit/http.ts';
 import { startTestServerWithDns, type TestServer } from '../kit/server.ts';
+import { buildWorkflow, enable, waitForExecution } from '../workflows/kit.ts';
 
 describe('Billing limits, consumption, invoices and payment-provider endpoints (issue 7)', () => {
   let server: TestServer;
@@ -34,7 +35,7 @@ describe('Billing limits, consumption, invoices and payment-provider endpoints (
       assert.equal(res.status, 200, res.text);
       return res.body;
     };
-    return { project, send, setLimits };
+    return { project, send, setLimits, from };
   }
 
   test('GET/PUT billing-limits: null is unlimited; keys left out keep their value; MEMBER reads but cannot change; strangers get 404', async () => {
@@ -109,6 +110,43 @@ describe('Billing limits, consumption, invoices and payment-provider endpoints (
     assert.deepEqual(consumption.body.transactional, { used: 7, limit: 7, remaining: 0 });
     await setLimits({ transactional: 0 });
     assert.equal((await send(uniqueEmail('zero'))).status, 403, 'a cap of 0 refuses every send');
+  });
+
+  test('campaigns: sending one whose audience exceeds the monthly cap is refused with 403; the audience counts when it fits', async () => {
+    const { project, setLimits, from } = await sender();
+    for (let i = 0; i < 3; i++) assert.equal((await project.api.post('/contacts', { email: uniqueEmail('reader'), subscribed: true })).status, 201);
+    const created = await project.api.post('/campaigns', { name: 'News', subject: 'News', body: '<p>News</p>', from, audienceType: 'ALL' });
+    assert.equal(created.status, 201, created.text);
+    await setLimits({ campaigns: 2 });
+    const refused = await project.api.post(`/campaigns/${created.body.data.id}/send`, {});
+    assert.equal(refused.status, 403, refused.text);
+    assert.equal(refused.body.error.code, 'BILLING_LIMIT_EXCEEDED');
+    assert.deepEqual(refused.body.error.details, { category: 'campaigns', limit: 2, used: 0, requested: 3 });
+    assert.equal((await project.api.get(`/campaigns/${created.body.data.id}`)).body.data.status, 'DRAFT', 'nothing changed');
+    await setLimits({ campaigns: 3 });
+    const sent = await project.api.post(`/campaigns/${created.body.data.id}/send`, {});
+    assert.equal(sent.status, 200, sent.text);
+    const duplicate = await project.api.post(`/campaigns/${created.body.data.id}/duplicate`, {});
+    assert.equal(duplicate.status, 201, duplicate.text);
+    const again = await project.api.post(`/campaigns/${duplicate.body.data.id}/send`, {});
+    assert.equal(again.status, 403, 'the first campaign used the whole month');
+  });
+
+  test('workflows: a SEND_EMAIL step over the cap fails the execution, naming the limit', async () => {
+    const { project, setLimits, from } = await sender();
+    const template = await project.api.post('/templates', { name: 't', subject: 'Welcome', body: '<p>Hi</p>', from, type: 'TRANSACTIONAL' });
+    assert.equal(template.status, 201, template.text);
+    const flow = await buildWorkflow(project.api, { eventName: 'joined', allowReentry: true }, [{ type: 'SEND_EMAIL', config: { templateId: template.body.id } }]);
+    await enable(project.api, flow.id);
+    await setLimits({ workflows: 1 });
+    const first = await project.publicApi.post('/v1/track', { email: uniqueEmail('one'), event: 'joined' });
+    assert.equal((await waitForExecution(project.api, flow.id, first.body.data.contact, ['COMPLETED'])).status, 'COMPLETED');
+    const second = await project.publicApi.post('/v1/track', { email: uniqueEmail('two'), event: 'joined' });
+    const failed = await waitForExecution(project.api, flow.id, second.body.data.contact, ['FAILED', 'COMPLETED']);
+    assert.equal(failed.status, 'FAILED');
+    assert.match(failed.error, /monthly workflows limit: 1 of 1 used/);
+    const consumption = await http().get(`${base(project)}/billing-consumption`, { cookie: project.owner.cookie });
+    assert.deepEqual(consumption.body.workflows, { used: 1, limit: 1, remaining: 0 });
   });
 
   test('invoices are an empty list; checkout and billing-portal answer 501 without a payment provider; MEMBER gets 403', async () => {

@@ -1,4 +1,5 @@
 import { randomUUID } from 'node:crypto';
+import { assertBillingAllows } from '../../billing/billing.guard.ts';
 import type { Queryable } from '../../db/index.ts';
 import { enqueueDelivery } from '../../delivery/delivery.jobs.ts';
 import { recipientLinks } from '../../delivery/seams.ts';
@@ -42,6 +43,7 @@ export async function sendEmail(
   const variables = recipientVariables({ id: exec.contact_id, email: exec.contact_email, data: exec.contact_data }, links, workflowVariables(exec, graph));
   const rendered = render({ subject: template.subject, html: template.body }, variables);
   const reason = suppressed.has(to) ? 'suppressed' : template.type === 'MARKETING' && !exec.contact_subscribed ? 'unsubscribed' : null;
+  if (!reason) await assertBillingAllows(tx, projectId, 'WORKFLOW', 1);
   await insertEmails(tx, projectId, [
     {
       id,
