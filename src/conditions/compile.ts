@@ -43,7 +43,7 @@ export class ConditionError extends AppError {
   }
 }
 
-type Cast = 'text' | 'jsonb' | 'boolean' | 'timestamptz' | 'uuid' | 'double precision';
+type Cast = 'text' | 'jsonb' | 'jsonpath' | 'boolean' | 'timestamptz' | 'uuid' | 'double precision';
 
 /** Appends values to the shared params array; the project id only once, and only when used. */
 class Binder {
@@ -188,43 +188,52 @@ const COMPARE: Record<'greaterThan' | 'lessThan' | 'greaterThanOrEqual' | 'lessT
 };
 
 /**
- * `data.<key>` (contract §4): numbers compare numerically, strings as strings, booleans by equality;
- * JSON null counts as absent. The key is a bound parameter (`c.data -> $n::text`). Every predicate is
- * true or false, never NULL, so negations (notEquals, notContains, notExists) match contacts without
- * the key.
+ * A strict SQL/JSON path testing one data key: `strict $."key" ? (<test>)`. Key and value are JSON
+ * string literals (JSON.stringify escapes them the way jsonpath reads them), and the whole path is
+ * one bound parameter. Strict mode: an array value is not unwrapped, a missing key matches nothing.
+ */
+const keyPath = (key: string, test: string) => `strict $.${JSON.stringify(key)} ? (${test})`;
+
+/**
+ * `data.<key>` (contract §4): numbers compare numerically, strings as strings (by code point),
+ * booleans by equality; JSON null counts as absent. The key is never SQL text: it is bound, alone
+ * (`c.data ? $n::text`) or inside a bound jsonb / jsonpath value. Equality is containment of
+ * `{ key: value }` and comparisons are `@?` jsonpath tests: both are estimated from the column's
+ * statistics, so the planner sizes a data-filtered audience right (docs/decisions/segments.md).
+ * Negations (notEquals, notContains, notExists) match contacts without the key.
  */
 function dataPredicate(key: string, filter: Filter, binder: Binder): string {
-  const k = binder.bind(key, 'text');
-  const typeIs = (type: 'string' | 'number') => `jsonb_typeof(c.data -> ${k}) IS NOT DISTINCT FROM '${type}'`;
   const operator = filter.operator as DataOperator;
+  const path = (test: string) => binder.bind(keyPath(key, test), 'jsonpath');
   switch (operator) {
     case 'exists':
-      return `(c.data ? ${k} AND jsonb_typeof(c.data -> ${k}) <> 'null')`;
-    case 'notExists':
-      return `NOT (c.data ? ${k} AND jsonb_typeof(c.data -> ${k}) <> 'null')`;
-    // Containment of { key: value } is equality of a primitive value (jsonb compares numbers numerically).
-    case 'equals':
-      return `c.data @> jsonb_build_object(${k}, ${binder.bind(JSON.stringify(filter.value), 'jsonb')})`;
-    case 'notEquals':
-      return `NOT (c.data @> jsonb_build_object(${k}, ${binder.bind(JSON.stringify(filter.value), 'jsonb')}))`;
-    case 'contains':
-    case 'notContains': {
-      const test = `(${typeIs('string')} AND strpos(lower(c.data ->> ${k}), ${binder.bind(String(filter.value).toLowerCase(), 'text')}) > 0)`;
-      return operator === 'contains' ? test : `NOT ${test}`;
+    case 'notExists': {
+      const k = binder.bind(key, 'text');
+      const present = `(c.data ? ${k} AND jsonb_typeof(c.data -> ${k}) <> 'null')`;
+      return operator === 'exists' ? present : `NOT ${present}`;
     }
+    case 'equals':
+      return `c.data @> ${binder.bind(JSON.stringify({ [key]: filter.value }), 'jsonb')}`;
+    case 'notEquals':
+      return `NOT (c.data @> ${binder.bind(JSON.stringify({ [key]: filter.value }), 'jsonb')})`;
+    // A case-insensitive substring: like_regex with the `q` flag takes the value literally. A value
+    // that is not a string never contains anything.
+    case 'contains':
+      return `c.data @? ${path(`@ like_regex ${JSON.stringify(filter.value)} flag "iq"`)}`;
+    case 'notContains':
+      return `(c.data @? ${path(`@ like_regex ${JSON.stringify(filter.value)} flag "iq"`)}) IS NOT TRUE`;
+    // jsonpath compares a number with numbers and a string with strings; other types never match.
     case 'greaterThan':
     case 'lessThan':
     case 'greaterThanOrEqual':
-    case 'lessThanOrEqual': {
-      // jsonb orders values of one type naturally; the type test keeps other types out.
-      const type = typeof filter.value === 'number' ? 'number' : 'string';
-      return `(${typeIs(type)} AND c.data -> ${k} ${COMPARE[operator]} ${binder.bind(JSON.stringify(filter.value), 'jsonb')})`;
-    }
+    case 'lessThanOrEqual':
+      return `c.data @? ${path(`@ ${COMPARE[operator]} ${JSON.stringify(filter.value)}`)}`;
     case 'within':
     case 'olderThan': {
       // A stored date string; anything that does not parse as a date matches neither operator.
+      const k = binder.bind(key, 'text');
       const compare = operator === 'within' ? '>=' : '<';
-      return `coalesce(${typeIs('string')} AND mailroom_try_timestamptz(c.data ->> ${k}) ${compare} ${cutoff(filter, binder)}, false)`;
+      return `coalesce(jsonb_typeof(c.data -> ${k}) = 'string' AND mailroom_try_timestamptz(c.data ->> ${k}) ${compare} ${cutoff(filter, binder)}, false)`;
     }
   }
 }

@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { type ConditionTree, ConditionError, compileAudience, validateConditionTree } from '../conditions/index.ts';
 import { toContact } from '../contacts/contacts.schemas.ts';
-import type { Queryable } from '../db/index.ts';
+import type { Db, Queryable } from '../db/index.ts';
 import type { Deps } from '../deps.ts';
 import { recordEvents } from '../events/events.service.ts';
 import { AppError, badRequest, flatBadRequest, notFound } from '../http/errors.ts';
@@ -61,20 +61,26 @@ async function flatOnConditionError<T>(work: () => Promise<T>): Promise<T> {
 
 // --- Members -----------------------------------------------------------------------------------
 
+const storedMembers = (projectId: string, segmentId: string): queries.Members => ({ kind: 'static', projectId, segmentId });
+
 /** Where a segment's members come from: its live condition (DYNAMIC) or its stored members (STATIC). */
 export async function membersOf(
   db: Queryable,
   projectId: string,
   segment: { id: string; type: SegmentRow['type']; condition: ConditionTree | null },
 ): Promise<queries.Members> {
-  if (segment.type === 'STATIC' || !segment.condition) return { kind: 'static', projectId, segmentId: segment.id };
+  if (segment.type === 'STATIC' || !segment.condition) return storedMembers(projectId, segment.id);
   const params: unknown[] = [projectId];
   const predicate = await compileAudience(db, projectId, segment.condition, params, { segmentId: segment.id });
   return { kind: 'dynamic', predicate, params };
 }
 
-export async function countSegment(db: Queryable, projectId: string, segment: Parameters<typeof membersOf>[2]): Promise<number> {
-  return queries.countMembers(db, await membersOf(db, projectId, segment));
+/** The live member count of a segment (one transaction, so the audience is planned with its values). */
+export async function countSegment(db: Db, projectId: string, segment: Parameters<typeof membersOf>[2]): Promise<number> {
+  return db.transaction(async (tx) => {
+    await queries.planWithValues(tx);
+    return queries.countMembers(tx, await membersOf(tx, projectId, segment));
+  });
 }
 
 async function findOr404(db: Queryable, projectId: string, id: string, options?: { forUpdate?: boolean }): Promise<SegmentRow> {
@@ -184,10 +190,15 @@ export async function listSegmentContacts(deps: SegmentDeps, projectId: string, 
   const segment = await findOr404(deps.db, projectId, id);
   const page = query.page ?? 1;
   const pageSize = Math.min(query.pageSize ?? DEFAULT_PAGE_SIZE, MAX_PAGE_SIZE);
-  const members = await flatOnConditionError(() => membersOf(deps.db, projectId, segment));
-  const total = await queries.countMembers(deps.db, members);
-  const rows = await queries.listMembers(deps.db, members, { limit: pageSize, offset: (page - 1) * pageSize });
-  return { data: rows.map(toContact), total, page, pageSize };
+  return flatOnConditionError(() =>
+    deps.db.transaction(async (tx) => {
+      await queries.planWithValues(tx);
+      const members = await membersOf(tx, projectId, segment);
+      const total = await queries.countMembers(tx, members);
+      const rows = await queries.listMembers(tx, members, { limit: pageSize, offset: (page - 1) * pageSize });
+      return { data: rows.map(toContact), total, page, pageSize };
+    }),
+  );
 }
 
 async function findStatic(deps: SegmentDeps, projectId: string, id: string, emails: string[]): Promise<SegmentRow> {
@@ -211,7 +222,7 @@ export async function addSegmentMembers(
       createMissing: input.createMissing ?? false,
       subscribed: input.subscribed ?? true,
     });
-    await queries.saveMemberCount(tx, projectId, segment.id, await countSegment(tx, projectId, segment));
+    await queries.saveMemberCount(tx, projectId, segment.id, await queries.countMembers(tx, storedMembers(projectId, segment.id)));
     return { added: result.added, created: result.created, notFound: result.not_found };
   });
 }
@@ -221,7 +232,7 @@ export async function removeSegmentMembers(deps: SegmentDeps, projectId: string,
   const segment = await findStatic(deps, projectId, id, emails);
   return deps.db.transaction(async (tx) => {
     const removed = await queries.removeMembers(tx, projectId, segment.id, emails);
-    await queries.saveMemberCount(tx, projectId, segment.id, await countSegment(tx, projectId, segment));
+    await queries.saveMemberCount(tx, projectId, segment.id, await queries.countMembers(tx, storedMembers(projectId, segment.id)));
     return { removed };
   });
 }
@@ -243,6 +254,7 @@ export async function computeSegment(deps: SegmentDeps, projectId: string, id: s
   return flatOnConditionError(() =>
     deps.db.transaction(async (tx) => {
       const segment = await findOr404(tx, projectId, id, { forUpdate: true });
+      await queries.planWithValues(tx);
       const members = await membersOf(tx, projectId, segment);
       if (members.kind !== 'dynamic') throw badRequest('Only DYNAMIC segments compute membership.');
       const diff = await queries.replaceMembership(tx, segment.id, members);

@@ -39,7 +39,7 @@ describe('the compiler binds every value', () => {
       assert.ok(!sql.includes('DROP'), sql);
       assert.ok(!sql.includes("'x"), sql);
       assertPlaceholders(sql, params);
-      assert.ok(params.some((p) => typeof p === 'string' && p.includes('drop table') || p === hostile || p === JSON.stringify(hostile)), JSON.stringify(params));
+      assert.ok(params.some((p) => typeof p === 'string' && p.toLowerCase().includes('drop table')), JSON.stringify(params));
     });
   }
 
@@ -108,18 +108,19 @@ describe('every operator compiles to its predicate', () => {
     expect({ field: 'updatedAt', operator: 'within', value: 1, unit: 'days' }, /interval '1 day'/, [1]);
   });
 
-  test('data.<key>: the key is a bound parameter too', () => {
+  test('data.<key>: the key is a bound parameter too (alone, or inside a bound jsonb / jsonpath value)', () => {
     expect({ field: 'data.plan', operator: 'exists' }, "(c.data ? $1::text AND jsonb_typeof(c.data -> $1::text) <> 'null')", ['plan']);
     expect({ field: 'data.plan', operator: 'notExists' }, "NOT (c.data ? $1::text AND jsonb_typeof(c.data -> $1::text) <> 'null')", ['plan']);
-    expect({ field: 'data.plan', operator: 'equals', value: 'pro' }, 'c.data @> jsonb_build_object($1::text, $2::jsonb)', ['plan', '"pro"']);
-    expect({ field: 'data.n', operator: 'equals', value: 3 }, 'c.data @> jsonb_build_object($1::text, $2::jsonb)', ['n', '3']);
-    expect({ field: 'data.vip', operator: 'notEquals', value: true }, 'NOT (c.data @> jsonb_build_object($1::text, $2::jsonb))', ['vip', 'true']);
-    expect({ field: 'data.plan', operator: 'contains', value: 'PR' }, /strpos\(lower\(c\.data ->> \$1::text\), \$2::text\) > 0/, ['plan', 'pr']);
-    expect({ field: 'data.plan', operator: 'notContains', value: 'pr' }, /^NOT \(jsonb_typeof/, ['plan', 'pr']);
-    expect({ field: 'data.n', operator: 'greaterThan', value: 5 }, "(jsonb_typeof(c.data -> $1::text) IS NOT DISTINCT FROM 'number' AND c.data -> $1::text > $2::jsonb)", ['n', '5']);
-    expect({ field: 'data.n', operator: 'lessThan', value: 5 }, / < \$2::jsonb/, ['n', '5']);
-    expect({ field: 'data.n', operator: 'greaterThanOrEqual', value: 5 }, / >= \$2::jsonb/, ['n', '5']);
-    expect({ field: 'data.s', operator: 'lessThanOrEqual', value: 'm' }, /'string' AND c\.data -> \$1::text <= \$2::jsonb/, ['s', '"m"']);
+    expect({ field: 'data.plan', operator: 'equals', value: 'pro' }, 'c.data @> $1::jsonb', ['{"plan":"pro"}']);
+    expect({ field: 'data.n', operator: 'equals', value: 3 }, 'c.data @> $1::jsonb', ['{"n":3}']);
+    expect({ field: 'data.vip', operator: 'notEquals', value: true }, 'NOT (c.data @> $1::jsonb)', ['{"vip":true}']);
+    expect({ field: 'data.plan', operator: 'contains', value: 'PR' }, 'c.data @? $1::jsonpath', ['strict $."plan" ? (@ like_regex "PR" flag "iq")']);
+    expect({ field: 'data.plan', operator: 'notContains', value: 'pr' }, '(c.data @? $1::jsonpath) IS NOT TRUE', ['strict $."plan" ? (@ like_regex "pr" flag "iq")']);
+    expect({ field: 'data.n', operator: 'greaterThan', value: 5 }, 'c.data @? $1::jsonpath', ['strict $."n" ? (@ > 5)']);
+    expect({ field: 'data.n', operator: 'lessThan', value: -0.5 }, 'c.data @? $1::jsonpath', ['strict $."n" ? (@ < -0.5)']);
+    expect({ field: 'data.n', operator: 'greaterThanOrEqual', value: 1e21 }, 'c.data @? $1::jsonpath', ['strict $."n" ? (@ >= 1e+21)']);
+    expect({ field: 'data.s', operator: 'lessThanOrEqual', value: 'm' }, 'c.data @? $1::jsonpath', ['strict $."s" ? (@ <= "m")']);
+    expect({ field: 'data.a"b\\c', operator: 'greaterThan', value: 'x"y' }, 'c.data @? $1::jsonpath', ['strict $."a\\"b\\\\c" ? (@ > "x\\"y")']);
     expect({ field: 'data.seen', operator: 'within', value: 7, unit: 'days' }, /mailroom_try_timestamptz\(c\.data ->> \$1::text\) >= \(now\(\) - \$2::double precision/, ['seen', 7]);
     expect({ field: 'data.seen', operator: 'olderThan', value: 7, unit: 'days' }, /mailroom_try_timestamptz\(c\.data ->> \$1::text\) < /, ['seen', 7]);
   });
@@ -151,9 +152,9 @@ describe('segment references', () => {
 
   test('a dynamic segment is its condition compiled in place; not-member is IS NOT TRUE', () => {
     const member = compile(one({ field: `segment.${SEG_A}`, operator: 'memberOfSegment' }), { [SEG_A]: dynamicA });
-    assert.equal(member.sql, '(c.data @> jsonb_build_object($1::text, $2::jsonb))');
+    assert.equal(member.sql, '(c.data @> $1::jsonb)');
     const not = compile(one({ field: `segment.${SEG_A}`, operator: 'notMemberOfSegment' }), { [SEG_A]: dynamicA });
-    assert.equal(not.sql, '((c.data @> jsonb_build_object($1::text, $2::jsonb)) IS NOT TRUE)');
+    assert.equal(not.sql, '((c.data @> $1::jsonb) IS NOT TRUE)');
   });
 
   test('a static segment is its stored members', () => {

@@ -17,6 +17,9 @@ const ids: Record<string, string> = {};
 const segments: Record<string, string> = {};
 
 const HOUR = 3_600_000;
+// A key and a value full of what SQL, JSON and jsonpath quote or treat specially.
+const ODD_KEY = `we"ird\\key'); --`;
+const ODD_VALUE = `quo"te\\ $x'`;
 const DAY = 24 * HOUR;
 const ago = (ms: number) => new Date(Date.now() - ms).toISOString();
 
@@ -63,7 +66,7 @@ before(async () => {
   db = server.deps.db;
   P = (await createProject(server.url)).id;
   Q = (await createProject(server.url)).id;
-  await contact(P, 'ann', 'ann@x.io', true, { plan: 'pro', n: 10, s: 'Apple Pie', vip: true, seen: ago(2 * DAY) }, '2024-03-05T10:00:00Z', ago(HOUR));
+  await contact(P, 'ann', 'ann@x.io', true, { plan: 'pro', n: 10, s: 'Apple Pie', vip: true, seen: ago(2 * DAY), [ODD_KEY]: ODD_VALUE }, '2024-03-05T10:00:00Z', ago(HOUR));
   await contact(P, 'bob', 'bob@y.io', false, { plan: 'free', n: 3, s: 'banana', vip: false, seen: ago(30 * DAY) }, '2024-03-04T23:59:59Z', ago(10 * DAY));
   await contact(P, 'cy', 'cy@x.io', true, { plan: null, n: '10', seen: 'not a date' }, '2024-03-06T00:00:00Z', ago(21 * DAY));
   await contact(P, 'dee', 'dee@z.io', true, {}, ago(HOUR / 2), ago(HOUR / 2));
@@ -126,6 +129,11 @@ const cases: [Filter, string[]][] = [
   [{ field: 'data.s', operator: 'greaterThan', value: 'b' }, ['bob']],
   [{ field: 'data.seen', operator: 'within', value: 7, unit: 'days' }, ['ann']],
   [{ field: 'data.seen', operator: 'olderThan', value: 7, unit: 'days' }, ['bob']],
+  [{ field: `data.${ODD_KEY}`, operator: 'equals', value: ODD_VALUE }, ['ann']],
+  [{ field: `data.${ODD_KEY}`, operator: 'exists' }, ['ann']],
+  [{ field: `data.${ODD_KEY}`, operator: 'contains', value: 'TE\\ $X' }, ['ann']],
+  [{ field: `data.${ODD_KEY}`, operator: 'contains', value: '.' }, []],
+  [{ field: `data.${ODD_KEY}`, operator: 'greaterThan', value: 'quo' }, ['ann']],
   [{ field: 'event.purchase', operator: 'triggered' }, ['ann', 'bob']],
   [{ field: 'event.purchase', operator: 'notTriggered' }, ['cy', 'dee', 'eve']],
   [{ field: 'event.purchase', operator: 'triggeredWithin', value: 2, unit: 'days' }, ['ann']],
