@@ -5,6 +5,7 @@ import { campaignSend } from './campaign-send.ts';
 import { contactsImport } from './contacts-import.ts';
 import { contactsDeepPage, contactsFirstPage } from './contacts-list.ts';
 import { helloWorld } from './hello-world.ts';
+import { segmentCount } from './segment-count.ts';
 import { deliveryRate, sendAccepted } from './send.ts';
 import { trackExisting, trackNew } from './track.ts';
 
@@ -18,6 +19,7 @@ export const SCENARIOS: Scenario[] = [
   contactsImport,
   contactsFirstPage,
   contactsDeepPage,
+  segmentCount,
   sendAccepted,
   deliveryRate,
   campaignSend,
