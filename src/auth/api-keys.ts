@@ -2,7 +2,8 @@ import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
 import pg from 'pg';
 import type { Db, Queryable } from '../db/index.ts';
 import type { PostgresDb } from '../db/postgres.ts';
-import { findProjectByKeyHash, findProjectByKeyHashAndCount, type KeyRow } from './auth.queries.ts';
+import { Batcher } from '../db/batcher.ts';
+import { type CountedKeyRow, findProjectByKeyHash, findProjectsByKeyHashesAndCount, type KeyRow } from './auth.queries.ts';
 
 export type KeyType = 'public' | 'secret';
 
@@ -46,7 +47,9 @@ export type RequestCount = { count: number; msLeft: number };
  * That statement runs on its own small pool with synchronous_commit off, because every request of
  * a project updates the same counter row and waiting for a WAL flush each time serialised them;
  * a crash may forget the last few milliseconds of counts, never a key change (those commit on the
- * main pool). A cache invalidated by LISTEN/NOTIFY was tried and raced: NOTIFY is delivered after
+ * main pool). Requests that arrive while a check runs are checked and counted together by the next
+ * one (group commit, src/db/batcher.ts): still one statement after the request arrived, so a key
+ * change committed before it is always seen. A cache invalidated by LISTEN/NOTIFY was tried and raced: NOTIFY is delivered after
  * COMMIT returns, so another process could accept a rotated key once.
  */
 export class ApiKeyResolver {
@@ -54,6 +57,7 @@ export class ApiKeyResolver {
   // Bumped on every invalidation: a lookup that raced with one must not cache what it read.
   private generation = 0;
   private readonly counterPool: pg.Pool | undefined;
+  private readonly counter: Batcher<{ keyType: KeyType; hash: string }, CountedKeyRow | undefined> | undefined;
 
   constructor(
     private readonly db: Db,
@@ -62,6 +66,8 @@ export class ApiKeyResolver {
     if (db.kind === 'postgres') {
       this.counterPool = new pg.Pool({ connectionString: (db as PostgresDb).connectionString, max: 4, options: '-c synchronous_commit=off' });
       this.counterPool.on('error', () => {});
+      const pool = wrapPool(this.counterPool);
+      this.counter = new Batcher((lookups) => findProjectsByKeyHashesAndCount(pool, lookups, rateLimitWindowMs), { maxInFlight: 2, maxBatch: 200 });
     }
   }
 
@@ -70,7 +76,7 @@ export class ApiKeyResolver {
     const keyType = keyTypeOf(key);
     if (!keyType || key.length > 200) return undefined;
     const hash = hashKey(key);
-    const found = this.counterPool ? await this.loadAndCount(hash, keyType) : (this.cache.get(hash) ?? (await this.load(hash, keyType)));
+    const found = this.counter ? await this.loadAndCount(hash, keyType) : (this.cache.get(hash) ?? (await this.load(hash, keyType)));
     if (!found) return undefined;
     // The lookup is by hash; compare the key itself in constant time as well.
     const a = Buffer.from(found.key);
@@ -90,7 +96,7 @@ export class ApiKeyResolver {
   }
 
   private async loadAndCount(hash: string, keyType: KeyType) {
-    const row = await findProjectByKeyHashAndCount(wrapPool(this.counterPool!), keyType, hash, this.rateLimitWindowMs);
+    const row = await this.counter!.submit({ keyType, hash });
     if (!row) return undefined;
     const usage = row.points === null ? undefined : { count: row.points, msLeft: Math.max(Number(row.ms_left), 0) };
     return { ...toCachedKey(row, keyType), usage };

@@ -35,29 +35,42 @@ export async function findProjectByKeyHash(db: Queryable, keyType: 'public' | 's
 }
 
 /**
- * Finds the project of a key and counts the request against its rate limit in one statement (one
- * round trip per key-authenticated request on PostgreSQL). Only a key that exists, of a project
- * that is not disabled, is counted. The fixed window lives in `rate_limits` (migration 0003):
- * `expire` is the window's end in epoch milliseconds on the database clock, so every process
- * shares one counter and one clock.
+ * Checks many keys and counts them against their projects' rate limits in one statement (one round
+ * trip for a burst of key-authenticated requests on PostgreSQL; src/db/batcher.ts). Only a key that
+ * exists, of a project that is not disabled, is counted. The fixed window lives in `rate_limits`
+ * (migration 0003): `expire` is the window's end in epoch milliseconds on the database clock, so
+ * every process shares one counter and one clock. A project's counter moves once by the number of
+ * its requests in the batch, and each request gets its own count in request order: counts stay
+ * exact across processes. Returns one row (or undefined for an unknown key) per lookup, in order.
  */
-export async function findProjectByKeyHashAndCount(db: Queryable, keyType: 'public' | 'secret', hash: string, windowMs: number): Promise<CountedKeyRow | undefined> {
-  const columns = KEY_COLUMNS[keyType];
-  const rows = await db.query<CountedKeyRow>(
-    `WITH project AS (
-       SELECT id, name, ${columns.key} AS key, disabled, disabled_reason FROM projects WHERE ${columns.hash} = $1
+export async function findProjectsByKeyHashesAndCount(db: Queryable, lookups: Array<{ keyType: 'public' | 'secret'; hash: string }>, windowMs: number): Promise<Array<CountedKeyRow | undefined>> {
+  const rows = await db.query<CountedKeyRow & { ord: number }>(
+    `WITH lookup AS (
+       SELECT * FROM jsonb_to_recordset($1::jsonb) AS l(ord int, type text, hash text)
+     ), found AS (
+       SELECT l.ord, p.id, p.name, p.public_key AS key, p.disabled, p.disabled_reason
+       FROM lookup l JOIN projects p ON p.public_key_hash = l.hash WHERE l.type = 'public'
+       UNION ALL
+       SELECT l.ord, p.id, p.name, p.secret_key AS key, p.disabled, p.disabled_reason
+       FROM lookup l JOIN projects p ON p.secret_key_hash = l.hash WHERE l.type = 'secret'
      ), clock AS (
        SELECT (extract(epoch FROM clock_timestamp()) * 1000)::bigint AS now_ms
+     ), requests AS (
+       SELECT id, count(*)::int AS n FROM found WHERE NOT disabled GROUP BY id
      ), counted AS (
        INSERT INTO rate_limits AS r (key, points, expire)
-       SELECT project.id::text, 1, clock.now_ms + $2 FROM project, clock WHERE NOT project.disabled
+       SELECT requests.id::text, requests.n, clock.now_ms + $2 FROM requests, clock ORDER BY 1
        ON CONFLICT (key) DO UPDATE SET
-         points = CASE WHEN r.expire <= (SELECT now_ms FROM clock) THEN 1 ELSE r.points + 1 END,
+         points = CASE WHEN r.expire <= (SELECT now_ms FROM clock) THEN EXCLUDED.points ELSE r.points + EXCLUDED.points END,
          expire = CASE WHEN r.expire <= (SELECT now_ms FROM clock) THEN EXCLUDED.expire ELSE r.expire END
-       RETURNING r.points, r.expire
+       RETURNING r.key, r.points, r.expire
      )
-     SELECT p.*, c.points, c.expire - (SELECT now_ms FROM clock) AS ms_left FROM project p LEFT JOIN counted c ON true`,
-    [hash, windowMs],
+     SELECT f.*,
+       c.points - q.n + row_number() OVER (PARTITION BY f.id ORDER BY f.ord) AS points,
+       c.expire - (SELECT now_ms FROM clock) AS ms_left
+     FROM found f LEFT JOIN requests q ON q.id = f.id LEFT JOIN counted c ON c.key = f.id::text`,
+    [JSON.stringify(lookups.map((lookup, ord) => ({ ord, type: lookup.keyType, hash: lookup.hash }))), windowMs],
   );
-  return rows[0];
+  const byOrd = new Map(rows.map((row) => [row.ord, row]));
+  return lookups.map((_, ord) => byOrd.get(ord));
 }
