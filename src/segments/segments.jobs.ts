@@ -19,7 +19,8 @@ export function segmentsJobs(deps: Deps): JobDefinition[] {
   return [
     {
       name: SEGMENT_REFRESH_JOB,
-      queue: { policy: 'stately', notify: false, retryLimit: 0, expireInSeconds: Math.max(15 * 60, interval * 2) },
+      // pg-boss refuses an expiration beyond 24 hours.
+      queue: { policy: 'stately', notify: false, retryLimit: 0, expireInSeconds: Math.min(24 * 3600, Math.max(15 * 60, interval * 2)) },
       work: { batchSize: 1, pollingIntervalSeconds: Math.min(30, Math.max(1, Math.floor(interval / 5))) },
       async handle() {
         await deps.queue.send(SEGMENT_REFRESH_JOB, {}, { ...SINGLETON, startAfter: interval });
