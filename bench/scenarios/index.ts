@@ -1,4 +1,5 @@
 import type { Scenario } from '../scenario.ts';
+import { analyticsTimeseries } from './analytics-timeseries.ts';
 import { authRejected } from './auth-rejected.ts';
 import { authWhoami } from './auth-whoami.ts';
 import { campaignSend } from './campaign-send.ts';
@@ -23,4 +24,5 @@ export const SCENARIOS: Scenario[] = [
   sendAccepted,
   deliveryRate,
   campaignSend,
+  analyticsTimeseries,
 ];

@@ -77,13 +77,14 @@ const UUID_PATTERN = '^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{
 /**
  * Adds the events created in [from, to) to the rollups and moves the watermark to `to`, in one
  * statement (so counts and watermark commit together: each event is counted exactly once).
- * Returns the projects whose sends, bounces or complaints grew, for the reputation check.
+ * Returns how many events it counted, and the projects whose sends, bounces or complaints grew
+ * (for the reputation check).
  */
-export async function applyChunk(tx: Queryable, from: Date, to: Date): Promise<string[]> {
+export async function applyChunk(tx: Queryable, from: Date, to: Date): Promise<{ events: number; projects: string[] }> {
   const columns = EMAIL_METRIC_COLUMNS.join(', ');
   const sums = EMAIL_METRIC_COLUMNS.map((column) => `count(*) FILTER (WHERE ${EMAIL_METRICS[column]})`).join(',\n              ');
   const updates = EMAIL_METRIC_COLUMNS.map((column) => `${column} = c.${column} + EXCLUDED.${column}`).join(', ');
-  const rows = await tx.query<{ project_id: string }>(
+  const rows = await tx.query<{ events: number; projects: string[] }>(
     `WITH batch AS (
        SELECT e.project_id, e.name, e.data, e.email_id, e.created_at, ${BUCKET_SQL('e.created_at')} AS bucket
        FROM projects p
@@ -113,8 +114,9 @@ export async function applyChunk(tx: Queryable, from: Date, to: Date): Promise<s
      ), mark AS (
        UPDATE rollup_watermarks SET watermark = $2::timestamptz WHERE name = 'events'
      )
-     SELECT DISTINCT project_id FROM batch WHERE name IN ('email.sent', 'email.bounced', 'email.complained')`,
+     SELECT (SELECT count(*) FROM batch)::bigint AS events,
+            (SELECT coalesce(json_agg(DISTINCT project_id), '[]'::json) FROM batch WHERE name IN ('email.sent', 'email.bounced', 'email.complained')) AS projects`,
     [from.toISOString(), to.toISOString()],
   );
-  return rows.map((row) => row.project_id);
+  return rows[0]!;
 }

@@ -1,8 +1,13 @@
 import type { Db } from '../db/index.ts';
 import { applyChunk, lockWatermark, nextEventAt, setWatermark } from './rollup.queries.ts';
 
-/** Events counted per transaction at most, so a backfill of months of events is many short steps. */
-const CHUNK_MS = 60 * 60 * 1000;
+/**
+ * The window of events one transaction counts: adapted to the event rate, so a backfill of months
+ * takes a few hundred steps of about TARGET_EVENTS each and a quiet stretch is crossed in one.
+ */
+const FIRST_CHUNK_MS = 60 * 60 * 1000;
+const MAX_CHUNK_MS = 31 * 24 * 60 * 60 * 1000;
+const TARGET_EVENTS = 50_000;
 
 /** Told which projects' sends, bounces or complaints grew in a run (the reputation check subscribes). */
 export type RollupSubscriber = (projectIds: string[]) => Promise<void>;
@@ -14,22 +19,23 @@ export function onRollup(db: Db, subscriber: RollupSubscriber): void {
 }
 
 /**
- * One step of the rollup: counts the events of at most one CHUNK_MS window past the watermark.
- * Returns `done` once the watermark has reached the safe bound (see lockWatermark).
+ * One step of the rollup: counts the events of at most `chunkMs` past the watermark (past the next
+ * event, so empty stretches cost nothing). `done` once the watermark has reached the safe bound
+ * (see lockWatermark).
  */
-async function step(db: Db): Promise<{ done: boolean; projects: string[] }> {
+async function step(db: Db, chunkMs: number): Promise<{ done: boolean; events: number; projects: string[] }> {
   return db.transaction(async (tx) => {
     const { watermark, bound } = await lockWatermark(tx);
-    if (watermark && watermark >= bound) return { done: true, projects: [] };
+    if (watermark && watermark >= bound) return { done: true, events: 0, projects: [] };
     const next = await nextEventAt(tx, watermark);
     if (!next || next >= bound) {
       // Nothing committed between the watermark and the bound.
       await setWatermark(tx, bound);
-      return { done: true, projects: [] };
+      return { done: true, events: 0, projects: [] };
     }
-    const to = new Date(Math.min(bound.getTime(), next.getTime() + CHUNK_MS));
-    const projects = await applyChunk(tx, next, to);
-    return { done: to.getTime() === bound.getTime(), projects };
+    const to = new Date(Math.min(bound.getTime(), next.getTime() + chunkMs));
+    const counted = await applyChunk(tx, next, to);
+    return { done: to.getTime() === bound.getTime(), ...counted };
   });
 }
 
@@ -42,10 +48,14 @@ export async function runRollup(db: Db, budgetMs: number): Promise<{ caughtUp: b
   const started = Date.now();
   const touched = new Set<string>();
   let caughtUp = false;
+  let chunkMs = FIRST_CHUNK_MS;
   while (!caughtUp && Date.now() - started < budgetMs) {
-    const { done, projects } = await step(db);
+    const { done, events, projects } = await step(db, chunkMs);
     for (const id of projects) touched.add(id);
     caughtUp = done;
+    // Aim the next window at TARGET_EVENTS from this one's rate (at most 4× wider or 4× narrower).
+    const scale = events > 0 ? TARGET_EVENTS / events : 4;
+    chunkMs = Math.round(Math.min(MAX_CHUNK_MS, Math.max(60_000, chunkMs * Math.min(4, Math.max(0.25, scale)))));
   }
   if (touched.size) for (const subscriber of subscribers.get(db) ?? []) await subscriber([...touched]);
   return { caughtUp };
