@@ -30,6 +30,14 @@ export async function lockWatermark(tx: Queryable): Promise<WatermarkState> {
 }
 
 /**
+ * Holds the rollup until the caller's transaction ends (a project reset): a run in progress is
+ * waited for, and none starts, so no count of deleted events is written after the reset.
+ */
+export async function pauseRollup(tx: Queryable): Promise<void> {
+  await tx.query(`SELECT 1 FROM rollup_watermarks WHERE name = 'events' FOR UPDATE`);
+}
+
+/**
  * The earliest event at or after `from` (any project), so a run skips empty stretches instead of
  * walking them: one index probe per project (events_project_created_idx).
  */

@@ -60,7 +60,7 @@ export async function deleteProjectRows(tx: Queryable, table: string, projectId:
 }
 
 export async function findProjectNameForUpdate(tx: Queryable, projectId: string): Promise<string | undefined> {
-  const rows = await tx.query<{ name: string }>('SELECT name FROM projects WHERE id = $1 FOR UPDATE', [projectId]);
+  const rows = await tx.query<{ name: string }>('SELECT name FROM projects WHERE id = $1 FOR NO KEY UPDATE', [projectId]);
   return rows[0]?.name;
 }
 

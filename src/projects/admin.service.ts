@@ -1,3 +1,4 @@
+import { pauseRollup } from '../analytics/rollup.queries.ts';
 import { recordAudit } from '../audit/audit.service.ts';
 import type { Deps } from '../deps.ts';
 import { badRequest, notFound } from '../http/errors.ts';
@@ -36,6 +37,8 @@ export async function getSetupState(deps: AdminDeps, projectId: string, userId: 
 export async function resetProject(deps: AdminDeps, projectId: string, userId: string, confirm: string) {
   await requireRole(deps, projectId, userId, ['OWNER'], 'reset the project');
   return deps.db.transaction(async (tx) => {
+    // The rollup first: a run holding it takes key-share locks on project rows (foreign keys).
+    await pauseRollup(tx);
     const name = await findProjectNameForUpdate(tx, projectId);
     if (name === undefined) throw notFound('Project');
     if (confirm !== name) {

@@ -11,7 +11,7 @@ async function lockProject(tx: Queryable, projectId: string): Promise<Before | u
   const rows = await tx.query<Before>(
     `SELECT p.name, p.disabled, p.disabled_reason, (r.disabled_at IS NOT NULL) AS by_service
      FROM projects p LEFT JOIN project_reputation r ON r.project_id = p.id
-     WHERE p.id = $1 FOR UPDATE OF p`,
+     WHERE p.id = $1 FOR NO KEY UPDATE OF p`,
     [projectId],
   );
   return rows[0];
