@@ -81,7 +81,7 @@ export async function startCampaign(deps: Deps, projectId: string, campaignId: s
     if (!row) return;
     if (row.status === 'SCHEDULED') {
       // Re-scheduled later since this job was queued: the job for the new time starts it.
-      if (new Date(row.scheduled_for!).getTime() > Date.now() + 1000) return;
+      if (!row.due) return;
       await setStatus(tx, projectId, campaignId, { status: 'SENDING' });
     } else if (row.status !== 'SENDING' || row.audience_fixed_at !== null) return;
     await fixAudience(deps, tx, row);

@@ -71,9 +71,17 @@ export async function findCampaign(db: Queryable, projectId: string, id: string)
   return rows[0];
 }
 
-/** The campaign row alone, locked for a state change; undefined when missing (or, with skipLocked, busy). */
-export async function lockCampaign(tx: Queryable, projectId: string, id: string, skipLocked = false): Promise<CampaignRow | undefined> {
-  const rows = await tx.query<CampaignRow>(`SELECT * FROM campaigns WHERE project_id = $1 AND id = $2 FOR UPDATE${skipLocked ? ' SKIP LOCKED' : ''}`, [projectId, id]);
+/**
+ * The campaign row alone, locked for a state change; undefined when missing (or, with skipLocked,
+ * busy). `due`: its scheduled time has come by the database's clock (the one pg-boss's delayed
+ * jobs follow), with a second of slack.
+ */
+export async function lockCampaign(tx: Queryable, projectId: string, id: string, skipLocked = false): Promise<(CampaignRow & { due: boolean }) | undefined> {
+  const rows = await tx.query<CampaignRow & { due: boolean }>(
+    `SELECT *, coalesce(scheduled_for <= now() + interval '1 second', false) AS due
+     FROM campaigns WHERE project_id = $1 AND id = $2 FOR UPDATE${skipLocked ? ' SKIP LOCKED' : ''}`,
+    [projectId, id],
+  );
   return rows[0];
 }
 

@@ -1,7 +1,6 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
-import * as delivery from '../../src/delivery/delivery.service.ts';
-import { SMTP_CONNECTIONS } from '../../src/delivery/transport.ts';
+import { INTERRUPTED_ERROR, MAX_IN_FLIGHT } from '../../src/delivery/delivery.service.ts';
 import { createProject } from '../kit/accounts.ts';
 import { type DnsServer, startDnsServer } from '../kit/dns.ts';
 import { verifiedDomain } from '../kit/domains.ts';
@@ -13,8 +12,6 @@ import { campaignBody, countByRecipient, createCampaign, makeContacts, seedConta
 const CONTACTS = 400;
 // Slow enough to be killed mid-campaign (about 8 s of sending).
 const RATE = 50;
-// What a dead worker can leave in doubt: one chunk per concurrent delivery lane, where the worker has lanes.
-const MAX_IN_FLIGHT = ((delivery as Record<string, unknown>).MAX_IN_FLIGHT as number | undefined) ?? SMTP_CONNECTIONS;
 
 describe('a worker killed mid-campaign, then restarted (contract §9: no contact gets a campaign twice)', () => {
   let dns: DnsServer;
@@ -66,7 +63,7 @@ describe('a worker killed mid-campaign, then restarted (contract §9: no contact
       const id = String(message.parsed.messageId).replace(/^<|@.*$/g, '');
       const record = (await api.get(`/emails/${id}`)).body;
       if (record.status === 'DELIVERED') delivered += 1;
-      else assert.deepEqual([record.status, record.error], ['FAILED', delivery.INTERRUPTED_ERROR]);
+      else assert.deepEqual([record.status, record.error], ['FAILED', INTERRUPTED_ERROR]);
     }
     const stats = (await api.get(`/campaigns/${campaign.id}/stats`)).body.data;
     assert.equal(stats.deliveredCount, delivered);
