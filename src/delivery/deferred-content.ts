@@ -15,7 +15,9 @@ type CampaignContent = { subject: string; body: string };
  */
 const campaigns = new LruCache<string, CampaignContent>(200, 20_000_000);
 
-const isDeferred = (row: EmailRow) => row.campaign_id !== null && row.subject === null;
+// The body is never stored (the subject is, once rendered), so a record retried after a
+// transient failure is rendered again.
+const isDeferred = (row: EmailRow) => row.campaign_id !== null && row.html === null;
 
 /**
  * Records made without content are rendered here, just before they are built. /v1/send renders
@@ -41,8 +43,9 @@ export async function fillDeferredContent(deps: Deps, rows: EmailRow[]): Promise
     const contacts = new Map((await contactsByIds(deps.db, projectId, contactIds)).map((contact) => [contact.id, contact]));
     for (const row of deferred) {
       const content = contents.get(row.campaign_id!);
+      const stored = row.subject;
       if (content) renderInto(deps, row, content, row.contact_id ? contacts.get(row.contact_id) : undefined);
-      if (row.subject !== null) filled.push({ project_id: row.project_id, id: row.id, subject: row.subject });
+      if (stored === null && row.html !== null) filled.push({ project_id: row.project_id, id: row.id, subject: row.subject! });
     }
   }
   await saveRenderedSubjects(deps.db, filled);

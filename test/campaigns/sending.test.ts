@@ -16,7 +16,9 @@ describe('campaign delivery through a real SMTP sink (contract §6, §9)', () =>
   let dns: DnsServer;
   let sink: SmtpSink;
   before(async () => {
-    sink = await startSmtpSink({ reply: (to) => (to.toLowerCase() === BOUNCING ? { code: 550 } : undefined) });
+    sink = await startSmtpSink({
+      reply: (to, attempt) => (to.toLowerCase() === BOUNCING ? { code: 550 } : to.startsWith('retry-') && attempt === 1 ? { code: 421 } : undefined),
+    });
     ({ server, dns } = await startTestServerWithDns({ SMTP_URL: sink.url, PUBLIC_URL }));
   });
   after(async () => {
@@ -98,6 +100,19 @@ describe('campaign delivery through a real SMTP sink (contract §6, §9)', () =>
       openRate: 33.33,
       clickRate: 33.33,
     });
+  });
+
+  test('a record retried after a temporary failure (421) is rendered again and delivered; the campaign waits for it', async () => {
+    const { project, from } = await projectWithSender();
+    await seedContacts(project.api, [{ email: 'retry-1@recipients.example.test', subscribed: true, name: 'Rita' }, ...makeContacts('noretry', 2)]);
+    const campaign = await createCampaign(project.api, campaignBody(from));
+    await project.api.post(`/campaigns/${campaign.id}/send`);
+    const done = await waitForCampaign(project.api, campaign.id, ['SENT']);
+    assert.equal(sink.attempts('retry-1@recipients.example.test'), 2);
+    const message = messagesOf(from).find((m) => m.envelope.to[0] === 'retry-1@recipients.example.test')!;
+    assert.equal(message.parsed.subject, 'Hello Rita');
+    assert.match(String(message.parsed.html), /Hi Rita,/);
+    assert.deepEqual([done.sentCount, done.deliveredCount], [3, 3]);
   });
 
   test('a suppressed address gets a SUPPRESSED record and no message; TRANSACTIONAL campaigns reach unsubscribed contacts', async () => {
