@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
-import { CANCELLED_ERROR } from '../../src/campaigns/campaign-sending.service.ts';
+import { CANCELLED_ERROR, startCampaign } from '../../src/campaigns/campaign-sending.service.ts';
 import { createProject, type TestProject } from '../kit/accounts.ts';
 import type { DnsServer } from '../kit/dns.ts';
 import { verifiedDomain } from '../kit/domains.ts';
@@ -80,6 +80,22 @@ describe('campaigns in flight: cancel, delete, late contacts, scheduled start (c
     const received = countByRecipient(receivedFrom(from).map((m) => m.envelope.to));
     assert.equal(received.size, 40);
     assert.equal(received.get('late@recipients.example.test'), undefined);
+  });
+
+  test('the start job run again (as after a crash) makes no second record: the unique index skips contacts that have one', async () => {
+    const { project, from } = await projectWithSender();
+    await seedContacts(project.api, makeContacts('twice', 3));
+    const campaign = await createCampaign(project.api, campaignBody(from));
+    await project.api.post(`/campaigns/${campaign.id}/send`);
+    await waitForCampaign(project.api, campaign.id, ['SENT']);
+    // As if the run that fixed the audience had never been recorded: SENDING, audience not fixed.
+    await server.deps.db.query(`UPDATE campaigns SET status = 'SENDING', audience_fixed_at = NULL WHERE id = $1`, [campaign.id]);
+    await startCampaign(server.deps, project.id, campaign.id);
+    const again = await waitForCampaign(project.api, campaign.id, ['SENT']);
+    assert.deepEqual([again.totalRecipients, again.sentCount], [3, 3]);
+    const records = await server.deps.db.query<{ n: number }>('SELECT count(*)::int AS n FROM emails WHERE campaign_id = $1', [campaign.id]);
+    assert.equal(records[0]!.n, 3);
+    assert.equal(receivedFrom(from).length, 3, 'nobody got it twice');
   });
 
   test('a scheduled campaign starts within 5 seconds of scheduledFor, not before', async () => {
