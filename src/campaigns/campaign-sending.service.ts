@@ -60,7 +60,7 @@ export async function sendCampaign(deps: Deps, projectId: string, id: string, sc
     const total = await sending.countAudience(tx, await audienceOf(tx, projectId, row));
     if (total === 0) throw new AppError('CAMPAIGN_NO_RECIPIENTS');
     await assertBillingAllows(tx, projectId, 'CAMPAIGN', total);
-    await setStatus(tx, projectId, id, when ? { status: 'SCHEDULED', scheduledFor: when, totalRecipients: total } : { status: 'SENDING', totalRecipients: total });
+    await setStatus(tx, projectId, id, when ? { status: 'SCHEDULED', scheduledFor: when, totalRecipients: total } : { status: 'SENDING', scheduledFor: null, totalRecipients: total });
     const data: StartJobData = { projectId, campaignId: id };
     await deps.queue.send(START_JOB, data, when ? { tx, startAfter: when } : { tx });
   });

@@ -101,21 +101,24 @@ export async function replaceCampaign(db: Queryable, projectId: string, id: stri
   return rows[0];
 }
 
-/** Moves a campaign to `status`; SENDING also stamps sent_at (contract §9), SCHEDULED its time. */
+/**
+ * Moves a campaign to `status`; SENDING also stamps sent_at (contract §9). `scheduledFor`: the
+ * time to store (SCHEDULED), or null to clear it (sent now: api.md's null for immediate sends).
+ */
 export async function setStatus(
   tx: Queryable,
   projectId: string,
   id: string,
-  change: { status: CampaignStatus; scheduledFor?: Date; totalRecipients?: number },
+  change: { status: CampaignStatus; scheduledFor?: Date | null; totalRecipients?: number },
 ): Promise<void> {
   await tx.query(
     `UPDATE campaigns SET status = $3,
-       scheduled_for = CASE WHEN $3 = 'SCHEDULED' THEN $4::timestamptz ELSE scheduled_for END,
+       scheduled_for = CASE WHEN $6::boolean THEN $4::timestamptz ELSE scheduled_for END,
        sent_at = CASE WHEN $3 = 'SENDING' THEN now() ELSE sent_at END,
        total_recipients = coalesce($5::int, total_recipients),
        updated_at = now()
      WHERE project_id = $1 AND id = $2`,
-    [projectId, id, change.status, change.scheduledFor?.toISOString() ?? null, change.totalRecipients ?? null],
+    [projectId, id, change.status, change.scheduledFor?.toISOString() ?? null, change.totalRecipients ?? null, change.scheduledFor !== undefined],
   );
 }
 

@@ -271,6 +271,7 @@ describe('campaigns: create, read, replace, list, duplicate, delete (api.md Camp
     const now = await own.api.post(`/campaigns/${soon.id}/send`, { scheduledFor: null });
     assert.equal(now.status, 200, now.text);
     assert.equal(now.body.data.status, 'SENDING', 'a SCHEDULED campaign sent again without a time goes now');
+    assert.equal(now.body.data.scheduledFor, null, 'sent immediately: no scheduledFor');
     await waitForCampaign(own.api, soon.id, ['SENT']);
   });
 });
