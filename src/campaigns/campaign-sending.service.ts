@@ -33,10 +33,10 @@ export async function kickProgress(queue: JobQueue, tx?: Queryable): Promise<voi
 }
 
 /** `scheduledFor` as api.md takes it: anything the date parser accepts; else 400. */
-function parseScheduledFor(value: string | number | null | undefined): Date | null {
+function parseScheduledFor(value: unknown): Date | null {
   if (value === undefined || value === null) return null;
-  const when = new Date(value);
-  if (typeof value === 'string' && value.trim() === '') throw badRequest('scheduledFor is not a date.');
+  const parseable = (typeof value === 'string' && value.trim() !== '') || typeof value === 'number';
+  const when = parseable ? new Date(value as string | number) : new Date(Number.NaN);
   if (Number.isNaN(when.getTime())) throw badRequest(`scheduledFor is not a date: ${JSON.stringify(value)}.`);
   if (when.getTime() < Date.now()) throw badRequest('scheduledFor is in the past.', { details: { scheduledFor: when.toISOString() } });
   return when;
@@ -48,7 +48,7 @@ function parseScheduledFor(value: string | number | null | undefined): Date | nu
  * for that time; without, it becomes SENDING (sent_at now) and the start job runs at once. The
  * audience is fixed by the start job, not here: a large audience is not inserted inside a request.
  */
-export async function sendCampaign(deps: Deps, projectId: string, id: string, scheduledFor: string | number | null | undefined) {
+export async function sendCampaign(deps: Deps, projectId: string, id: string, scheduledFor: unknown) {
   const when = parseScheduledFor(scheduledFor);
   const current = await findCampaignOr404(deps.db, projectId, id);
   if (current.status !== 'DRAFT' && current.status !== 'SCHEDULED') throw stateError(current, 'sent (only DRAFT and SCHEDULED campaigns can)');

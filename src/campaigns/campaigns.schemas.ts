@@ -136,10 +136,11 @@ export type CampaignInput = z.infer<typeof campaignBody>;
 
 export const campaignIdParams = z.object({ id: z.uuid() });
 
-/** `scheduledFor`: anything `Date` parses (api.md); the service answers 400 when it does not. */
-export const sendCampaignBody = z
-  .object({ scheduledFor: z.union([z.string(), z.number(), z.null()]).optional().describe('date-time; omit or null to send now') })
-  .nullish();
+/**
+ * `scheduledFor`: anything `Date` parses (api.md); the service answers 400 for anything else,
+ * whatever its JSON type ("unparseable gives 400").
+ */
+export const sendCampaignBody = z.object({ scheduledFor: z.unknown().optional().describe('date-time; omit or null to send now') }).nullish();
 
 export const testCampaignBody = z.object({ email });
 

@@ -223,7 +223,7 @@ describe('campaigns: create, read, replace, list, duplicate, delete (api.md Camp
     assert.equal(notUuid.status, 422, notUuid.text);
     assert.equal(notUuid.body.error.code, 'VALIDATION_ERROR');
     assert.equal((await project.api.post(`/campaigns/${randomUUID()}/send`, {})).status, 404);
-    for (const scheduledFor of ['next tuesday-ish', '2026-13-45T99:00:00Z', '']) {
+    for (const scheduledFor of ['next tuesday-ish', '2026-13-45T99:00:00Z', '', true, { at: 'tomorrow' }]) {
       const res = await project.api.post(`/campaigns/${campaign.id}/send`, { scheduledFor });
       assert.equal(res.status, 400, `${scheduledFor}: ${res.text}`);
     }
