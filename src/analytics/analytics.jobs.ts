@@ -11,15 +11,17 @@ const WATCHDOG_CRON = '* * * * *';
 const RUN_BUDGET_MS = 20_000;
 
 /**
- * The rollup chain (like domains.check): each run queues the next one ROLLUP_INTERVAL_SECONDS
- * ahead, then counts what arrived. The `stately` policy keeps one queued and one active job across
- * every process; the watermark lock makes a second concurrent run harmless anyway.
+ * The rollup chain: each run queues the next one ROLLUP_INTERVAL_SECONDS ahead, then counts what
+ * arrived. The `short` policy keeps at most one run queued across every process (the watchdog's
+ * kick-offs are refused while one is). Two runs may overlap in two processes; the watermark lock
+ * makes them take turns. Not `stately`: pg-boss skips a stately key it last saw active in its queue
+ * cache (refreshed every 60 s), which stalled back-to-back runs for a minute or two.
  */
 export function analyticsJobs(deps: Deps): JobDefinition[] {
   return [
     {
       name: ROLLUP_JOB,
-      queue: { policy: 'stately', notify: false, retryLimit: 0, expireInSeconds: 15 * 60 },
+      queue: { policy: 'short', notify: false, retryLimit: 0, expireInSeconds: 15 * 60 },
       work: { batchSize: 1, pollingIntervalSeconds: 1 },
       async handle() {
         // Queued first, so a run that fails does not break the chain.
