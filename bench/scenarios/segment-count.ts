@@ -94,6 +94,8 @@ export const segmentCount: Scenario<{ id: string }> = {
       non2xx,
       durationSeconds: Math.round(elapsed),
       connections: 1,
+      // Counts per second, one at a time: not comparable to the hello-world's requests per second.
+      unit: 'counts/s (sequential)',
       samples: latencies.length,
       minMs: Math.round(sorted[0]!),
       memberCount,
