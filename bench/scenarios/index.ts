@@ -9,6 +9,7 @@ import { helloWorld } from './hello-world.ts';
 import { segmentCount } from './segment-count.ts';
 import { deliveryRate, sendAccepted } from './send.ts';
 import { trackExisting, trackNew } from './track.ts';
+import { workflowRun } from './workflow-run.ts';
 
 /** Every scenario `npm run bench` runs, in order. Add one line per new scenario. */
 export const SCENARIOS: Scenario[] = [
@@ -24,5 +25,6 @@ export const SCENARIOS: Scenario[] = [
   sendAccepted,
   deliveryRate,
   campaignSend,
+  workflowRun,
   analyticsTimeseries,
 ];

@@ -58,10 +58,14 @@ export async function triggerFromEvents(tx: Queryable, projectId: string, eventI
        FROM ev JOIN workflows w ON w.project_id = $1 AND w.enabled AND w.trigger_type = 'EVENT' AND w.event_name = ev.name
        ORDER BY w.id, ev.contact_id, ev.created_at, ev.id
      ), ${ADMIT}, waits AS (
+       -- LATERAL: looked up by (contact, name) in workflow_executions_waiting_idx, whatever the statistics say.
        SELECT DISTINCT ON (x.id) x.id, ev.id AS event_id
-       FROM ev JOIN workflow_executions x
-         ON x.project_id = $1 AND x.contact_id = ev.contact_id AND x.status = 'WAITING' AND x.wait_event_name = ev.name
-       WHERE ev.created_at > x.wait_started_at AND x.resume_event_id IS NULL AND x.claim IS NULL
+       FROM ev CROSS JOIN LATERAL (
+         SELECT id, wait_started_at FROM workflow_executions
+         WHERE project_id = $1 AND contact_id = ev.contact_id AND status = 'WAITING' AND wait_event_name = ev.name
+           AND resume_event_id IS NULL AND claim IS NULL
+       ) x
+       WHERE ev.created_at > x.wait_started_at
        ORDER BY x.id, ev.created_at, ev.id
      ), resumed AS (
        UPDATE workflow_executions x SET resume_event_id = w.event_id, due_at = now(), updated_at = now()

@@ -35,7 +35,7 @@ export const stopTriggers = (db: Db) => subscriptions.get(db)?.();
  * The workflow engine's jobs (contract §11; docs/decisions/workflows.md). `workflows.run` claims due
  * executions and advances them; it is queued by triggers, by timers (DELAY, WAIT_FOR_EVENT
  * timeouts, leases) and by the minute's backstop. Triggers ride on events.dispatch: the subscriber
- * starts and resumes executions in one statement and queues a run in the same transaction.
+ * starts and resumes executions in one statement, then queues a run.
  */
 export function workflowsJobs(deps: Deps): JobDefinition<any>[] {
   const timers: Timers = {
@@ -43,11 +43,12 @@ export function workflowsJobs(deps: Deps): JobDefinition<any>[] {
     kick: () => enqueueRun(deps.queue),
   };
   subscriptions.get(deps.db)?.();
+  // One statement, no transaction: events.dispatch runs its jobs one by one, so its round trips
+  // bound how fast triggers start. The run is queued right after on pg-boss's own connections; a
+  // crash in between leaves the new executions due, for the next run or the minute's backstop.
   const unsubscribe = onEventsRecorded(async ({ projectId, eventIds }) => {
-    await deps.db.transaction(async (tx) => {
-      const { started, resumed } = await triggerFromEvents(tx, projectId, eventIds);
-      if (started + resumed > 0) await enqueueRun(deps.queue, tx);
-    });
+    const { started, resumed } = await triggerFromEvents(deps.db, projectId, eventIds);
+    if (started + resumed > 0) await enqueueRun(deps.queue);
   });
   subscriptions.set(deps.db, unsubscribe);
   registerEventUsage('workflows', (projectId, eventName) => findEventUsage(deps.db, projectId, eventName));

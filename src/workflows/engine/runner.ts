@@ -17,7 +17,7 @@ const MAX_WEBHOOK_ATTEMPTS = 5;
 /** How the engine asks for a later run: at a timer (inside the step transaction), or now. */
 export type Timers = { wake: (seconds: number, tx: Queryable) => Promise<void>; kick: () => Promise<void> };
 
-type Chunk = { end: 'lost' | 'waiting' | 'finished' | 'continue' } | { end: 'call'; step: StepRow; request: WebhookRequest };
+type Chunk = { end: 'lost' | 'finished' | 'continue' } | { end: 'waiting'; awaitsEvent: boolean } | { end: 'call'; step: StepRow; request: WebhookRequest };
 
 type CallOutcome = { stepId: string; response?: WebhookResponse; error?: string };
 
@@ -89,7 +89,8 @@ async function runChunk(deps: Deps, run: RunContext, graph: WorkflowGraph, claim
     await saveProgress(tx, claimed, records, state);
     if (state.status === 'WAITING' && state.waitSeconds !== null) await timers.wake(state.waitSeconds, tx);
     if (calling) return { end: 'call' as const, ...calling };
-    return { end: state.status === 'RUNNING' ? ('continue' as const) : state.status === 'WAITING' ? ('waiting' as const) : ('finished' as const) };
+    if (state.status === 'WAITING') return { end: 'waiting' as const, awaitsEvent: state.waitEventName !== null };
+    return { end: state.status === 'RUNNING' ? ('continue' as const) : ('finished' as const) };
   });
 }
 
@@ -137,7 +138,7 @@ export async function advance(deps: Deps, run: RunContext, claimed: Claimed, tim
       }
       continue;
     }
-    if (chunk.end === 'waiting') {
+    if (chunk.end === 'waiting' && chunk.awaitsEvent) {
       // An event tracked while the wait's transaction was open was dispatched before the wait was
       // visible: look once more now that it is. A hit makes it due again.
       if (await resumeFromStoredEvents(deps.db, { projectId: claimed.project_id, id: claimed.id })) await timers.kick();
