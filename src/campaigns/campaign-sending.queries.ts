@@ -135,16 +135,3 @@ export async function campaignContents(db: Queryable, projectId: string, ids: st
   );
 }
 
-/**
- * Keeps the subject each recipient got on its record (GET /emails/{id} shows it); the body is
- * not stored, it is rendered again from the campaign if ever needed. One statement per chunk.
- */
-export async function saveRenderedSubjects(db: Queryable, rows: Array<{ project_id: string; id: string; subject: string }>): Promise<void> {
-  if (rows.length === 0) return;
-  await db.query(
-    `UPDATE emails AS e SET subject = r.subject
-     FROM jsonb_to_recordset($1::jsonb) AS r(project_id uuid, id uuid, subject text)
-     WHERE e.project_id = r.project_id AND e.id = r.id AND e.subject IS NULL`,
-    [JSON.stringify(rows)],
-  );
-}

@@ -1,4 +1,4 @@
-import { campaignContents, contactsByIds, type RecipientContact, saveRenderedSubjects } from '../campaigns/campaign-sending.queries.ts';
+import { campaignContents, contactsByIds, type RecipientContact } from '../campaigns/campaign-sending.queries.ts';
 import type { Deps } from '../deps.ts';
 import type { EmailRow } from '../emails/emails.queries.ts';
 import { AppError } from '../http/errors.ts';
@@ -29,26 +29,23 @@ const isDeferred = (row: EmailRow) => row.campaign_id !== null && row.html === n
  * its campaigns not yet cached and one for its contacts. A row it cannot fill (its campaign is
  * gone, or the template fails to render for this contact) is left without content; build() fails
  * that record alone with "the record has no rendered content". Database errors propagate: the
- * chunk's records stay claimed and are retried when their lease ends. The rendered subjects are
- * written back to the records (one statement), so GET /emails/{id} shows what each recipient got.
+ * chunk's records stay claimed and are retried when their lease ends. The rendered subject is
+ * written back to the record by the hand-off statement (markHandedOff), so GET /emails/{id} shows
+ * what each recipient got without a statement of its own.
  */
 export async function fillDeferredContent(deps: Deps, rows: EmailRow[]): Promise<void> {
   const byProject = new Map<string, EmailRow[]>();
   for (const row of rows) if (isDeferred(row)) byProject.set(row.project_id, [...(byProject.get(row.project_id) ?? []), row]);
   if (byProject.size === 0) return;
-  const filled: Array<{ project_id: string; id: string; subject: string }> = [];
   for (const [projectId, deferred] of byProject) {
     const contents = await loadCampaigns(deps, projectId, deferred);
     const contactIds = [...new Set(deferred.map((row) => row.contact_id).filter((id): id is string => id !== null))];
     const contacts = new Map((await contactsByIds(deps.db, projectId, contactIds)).map((contact) => [contact.id, contact]));
     for (const row of deferred) {
       const content = contents.get(row.campaign_id!);
-      const stored = row.subject;
       if (content) renderInto(deps, row, content, row.contact_id ? contacts.get(row.contact_id) : undefined);
-      if (stored === null && row.html !== null) filled.push({ project_id: row.project_id, id: row.id, subject: row.subject! });
     }
   }
-  await saveRenderedSubjects(deps.db, filled);
 }
 
 async function loadCampaigns(deps: Deps, projectId: string, rows: EmailRow[]): Promise<Map<string, CampaignContent>> {

@@ -99,8 +99,8 @@ async function deliverChunk(context: RunContext, chunk: EmailRow[]): Promise<voi
   // Stored before anything leaves, or a click on a link of a delivered message would be refused.
   await saveMessageUrls(deps.db, ready.flatMap((b) => (b.urls ? [b.urls] : [])));
   // Committed before anything leaves: from here on, these records are never handed over again by SMTP.
-  const handing = ready.map((b) => refOf(b.row));
-  const held = await markHandedOff(deps.db, handing, handing, LEASE_SECONDS);
+  const handing = ready.map((b) => ({ ...refOf(b.row), subject: b.row.campaign_id ? b.row.subject : null }));
+  const held = await markHandedOff(deps.db, handing, ready.map((b) => refOf(b.row)), LEASE_SECONDS);
   const outcomes = await Promise.all(
     ready
       .filter((b) => held.has(b.row.id))
