@@ -15,6 +15,7 @@ const RUN_BUDGET_MS = 20_000;
 export const SWEEP_CRON = '* * * * *';
 /** How often a worker also looks for waits whose event slipped past them. */
 const SWEEP_INTERVAL_MS = 30_000;
+const KICK_INTERVAL_MS = 100;
 
 /** Queues a run now; the queue's `short` policy keeps at most one queued run per key. */
 export async function enqueueRun(queue: JobQueue, tx?: Queryable): Promise<void> {
@@ -25,6 +26,29 @@ export async function enqueueRun(queue: JobQueue, tx?: Queryable): Promise<void>
 async function wakeUpIn(queue: JobQueue, seconds: number, tx?: Queryable): Promise<void> {
   const second = Math.ceil((Date.now() + seconds * 1000) / 1000);
   await queue.send(WORKFLOW_RUN_JOB, {}, { singletonKey: `at:${second}`, startAfter: new Date(second * 1000), ...(tx ? { tx } : {}) });
+}
+
+/**
+ * A run now, at most once per KICK_INTERVAL_MS from this process: a burst of triggers queues one
+ * run at once and one more at the end of the interval (which picks up the rest), instead of a
+ * queue write per event. Not durable by itself, and need not be: what it starts is already due in
+ * the table, and the minute's backstop finds it if the process dies first.
+ */
+function kicker(deps: Pick<Deps, 'queue' | 'log'>): () => Promise<void> {
+  let last = 0;
+  let trailing: NodeJS.Timeout | undefined;
+  const kick = () => {
+    last = Date.now();
+    return enqueueRun(deps.queue);
+  };
+  return async () => {
+    const wait = KICK_INTERVAL_MS - (Date.now() - last);
+    if (wait <= 0) return kick();
+    trailing ??= setTimeout(() => {
+      trailing = undefined;
+      kick().catch((error) => deps.log.warn({ err: error }, 'could not queue a workflow run'));
+    }, wait);
+  };
 }
 
 /** Unsubscribes a server's trigger when it closes (tests run several servers in one process). */
@@ -38,17 +62,15 @@ export const stopTriggers = (db: Db) => subscriptions.get(db)?.();
  * starts and resumes executions in one statement, then queues a run.
  */
 export function workflowsJobs(deps: Deps): JobDefinition<any>[] {
-  const timers: Timers = {
-    wake: (seconds, tx) => wakeUpIn(deps.queue, seconds, tx),
-    kick: () => enqueueRun(deps.queue),
-  };
+  const kick = kicker(deps);
+  const timers: Timers = { wake: (seconds, tx) => wakeUpIn(deps.queue, seconds, tx), kick };
   subscriptions.get(deps.db)?.();
   // One statement, no transaction: events.dispatch runs its jobs one by one, so its round trips
-  // bound how fast triggers start. The run is queued right after on pg-boss's own connections; a
-  // crash in between leaves the new executions due, for the next run or the minute's backstop.
+  // bound how fast triggers start. The run is queued after it; a crash in between leaves the new
+  // executions due, for the next run or the minute's backstop.
   const unsubscribe = onEventsRecorded(async ({ projectId, eventIds }) => {
     const { started, resumed } = await triggerFromEvents(deps.db, projectId, eventIds);
-    if (started + resumed > 0) await enqueueRun(deps.queue);
+    if (started + resumed > 0) await kick();
   });
   subscriptions.set(deps.db, unsubscribe);
   registerEventUsage('workflows', (projectId, eventName) => findEventUsage(deps.db, projectId, eventName));

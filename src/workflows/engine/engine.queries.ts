@@ -34,21 +34,20 @@ export async function claimDue(db: Queryable, limit: number, leaseSeconds: numbe
 }
 
 /**
- * Opens a step transaction: locks the execution if the claim is still ours (undefined if it was
- * cancelled or taken over), renews the lease, and reads the contact as it is now.
+ * Opens a step transaction: locks the executions whose claim is still ours (one missing from the
+ * answer was cancelled or taken over), renews their lease, and reads each contact as it is now.
  */
-export async function lockClaimed(tx: Queryable, claimed: Claimed, leaseSeconds: number): Promise<LockedExecution | undefined> {
-  const rows = await tx.query<LockedExecution>(
-    `UPDATE workflow_executions x SET due_at = now() + make_interval(secs => $4)
-     FROM contacts c
-     WHERE x.project_id = $1 AND x.id = $2 AND x.claim = $3 AND x.status IN ('RUNNING', 'WAITING')
+export async function lockClaimed(tx: Queryable, claimed: Claimed[], leaseSeconds: number): Promise<LockedExecution[]> {
+  return tx.query<LockedExecution>(
+    `UPDATE workflow_executions x SET due_at = now() + make_interval(secs => $2)
+     FROM jsonb_to_recordset($1::jsonb) AS k(project_id uuid, id uuid, claim uuid), contacts c
+     WHERE x.project_id = k.project_id AND x.id = k.id AND x.claim = k.claim AND x.status IN ('RUNNING', 'WAITING')
        AND c.project_id = x.project_id AND c.id = x.contact_id
      RETURNING x.*, c.email AS contact_email, c.subscribed AS contact_subscribed, c.data AS contact_data,
        (SELECT s.attempts FROM workflow_execution_steps s
         WHERE s.project_id = x.project_id AND s.execution_id = x.id AND s.step_id = x.current_step_id AND s.status = 'RUNNING') AS current_attempts`,
-    [claimed.project_id, claimed.id, claimed.claim, leaseSeconds],
+    [JSON.stringify(claimed.map(({ project_id, id, claim }) => ({ project_id, id, claim }))), leaseSeconds],
   );
-  return rows[0];
 }
 
 /** One step record to write: new, or the update of a WAITING or RUNNING one. */
@@ -74,17 +73,35 @@ export type ExecutionState = {
   error: string | null;
 };
 
+/** The outcome of one execution's steps in a transaction. */
+export type Progress = { claimed: Claimed; records: StepRecordWrite[]; state: ExecutionState };
+
 /**
- * Commits a step transaction's outcome in one statement: the step records, then the execution's
- * new state. RUNNING keeps the claim (the worker goes on with a WEBHOOK call); WAITING and the
- * finished states release it.
+ * Commits a step transaction's outcome in one statement, for every execution it advanced: the step
+ * records, then each execution's new state. RUNNING keeps the claim (the worker goes on, e.g. with
+ * a WEBHOOK call); WAITING and the finished states release it.
  */
-export async function saveProgress(tx: Queryable, claimed: Claimed, records: StepRecordWrite[], state: ExecutionState): Promise<void> {
+export async function saveProgress(tx: Queryable, progress: Progress[]): Promise<void> {
+  if (progress.length === 0) return;
+  const records = progress.flatMap((p) => p.records.map((r) => ({ ...r, project_id: p.claimed.project_id, execution_id: p.claimed.id })));
+  const states = progress.map(({ claimed, state }) => ({
+    project_id: claimed.project_id,
+    id: claimed.id,
+    claim: claimed.claim,
+    status: state.status,
+    current_step_id: state.currentStepId,
+    wait_seconds: state.waitSeconds,
+    wait_event_name: state.waitEventName,
+    wait_begins: state.waitBegins,
+    exit_reason: state.exitReason,
+    error: state.error,
+  }));
   await tx.query(
     `WITH records AS (
        INSERT INTO workflow_execution_steps AS s (project_id, execution_id, step_id, step_type, status, output, error, started_at, completed_at)
-       SELECT $1, $2, r.step_id, r.step_type, r.status, r.output, r.error, r.started_at, r.completed_at
-       FROM jsonb_to_recordset($4::jsonb) AS r(step_id uuid, step_type text, status text, output jsonb, error text, started_at timestamptz, completed_at timestamptz)
+       SELECT r.project_id, r.execution_id, r.step_id, r.step_type, r.status, r.output, r.error, r.started_at, r.completed_at
+       FROM jsonb_to_recordset($1::jsonb) AS r(project_id uuid, execution_id uuid, step_id uuid, step_type text, status text, output jsonb,
+         error text, started_at timestamptz, completed_at timestamptz)
        ON CONFLICT (project_id, execution_id, step_id) DO UPDATE SET
          status = excluded.status,
          output = coalesce(excluded.output, s.output),
@@ -92,33 +109,23 @@ export async function saveProgress(tx: Queryable, claimed: Claimed, records: Ste
          completed_at = excluded.completed_at,
          attempts = s.attempts + (excluded.status = 'RUNNING')::int
      )
-     UPDATE workflow_executions SET
-       status = $5,
-       current_step_id = $6,
-       due_at = CASE WHEN $5 = 'RUNNING' THEN due_at
-                     WHEN $5 = 'WAITING' AND $7::float8 IS NOT NULL THEN now() + make_interval(secs => $7::float8) END,
-       claim = CASE WHEN $5 = 'RUNNING' THEN claim END,
-       wait_event_name = $8,
-       wait_started_at = CASE WHEN $9::boolean THEN now() ELSE wait_started_at END,
-       resume_event_id = CASE WHEN $9::boolean THEN NULL ELSE resume_event_id END,
-       exit_reason = $10,
-       error = $11,
-       completed_at = CASE WHEN $5 IN ('COMPLETED', 'EXITED', 'FAILED') THEN now() END,
+     UPDATE workflow_executions x SET
+       status = n.status,
+       current_step_id = n.current_step_id,
+       due_at = CASE WHEN n.status = 'RUNNING' THEN x.due_at
+                     WHEN n.status = 'WAITING' AND n.wait_seconds IS NOT NULL THEN now() + make_interval(secs => n.wait_seconds) END,
+       claim = CASE WHEN n.status = 'RUNNING' THEN x.claim END,
+       wait_event_name = n.wait_event_name,
+       wait_started_at = CASE WHEN n.wait_begins THEN now() ELSE x.wait_started_at END,
+       resume_event_id = CASE WHEN n.wait_begins THEN NULL ELSE x.resume_event_id END,
+       exit_reason = n.exit_reason,
+       error = n.error,
+       completed_at = CASE WHEN n.status IN ('COMPLETED', 'EXITED', 'FAILED') THEN now() END,
        updated_at = now()
-     WHERE project_id = $1 AND id = $2 AND claim = $3`,
-    [
-      claimed.project_id,
-      claimed.id,
-      claimed.claim,
-      JSON.stringify(records),
-      state.status,
-      state.currentStepId,
-      state.waitSeconds,
-      state.waitEventName,
-      state.waitBegins,
-      state.exitReason,
-      state.error,
-    ],
+     FROM jsonb_to_recordset($2::jsonb) AS n(project_id uuid, id uuid, claim uuid, status text, current_step_id uuid, wait_seconds float8,
+       wait_event_name text, wait_begins boolean, exit_reason text, error text)
+     WHERE x.project_id = n.project_id AND x.id = n.id AND x.claim = n.claim`,
+    [JSON.stringify(records), JSON.stringify(states)],
   );
 }
 
@@ -127,12 +134,15 @@ const FIRST_EVENT_SINCE_WAIT = `SELECT id FROM events
          ORDER BY created_at, id LIMIT 1`;
 
 /**
- * Resumes waits whose event is already stored: right after a wait commits (an event tracked while
- * the wait's transaction was open was dispatched before the wait was visible) and, as a backstop,
- * for waits that began in the last 10 minutes. `id` null: the sweep across projects.
+ * Resumes waits whose event is already stored: right after waits commit (an event tracked while a
+ * wait's transaction was open was dispatched before the wait was visible) and, as a backstop, for
+ * waits that began in the last 10 minutes (`targets` null: the sweep across projects).
  */
-export async function resumeFromStoredEvents(db: Queryable, target: { projectId: string; id: string } | null): Promise<number> {
-  const which = target ? 'w.project_id = $1 AND w.id = $2' : "w.wait_started_at > now() - interval '10 minutes'";
+export async function resumeFromStoredEvents(db: Queryable, targets: Array<{ projectId: string; id: string }> | null): Promise<number> {
+  if (targets?.length === 0) return 0;
+  const which = targets
+    ? '(w.project_id, w.id) IN (SELECT t."projectId", t.id FROM jsonb_to_recordset($1::jsonb) AS t("projectId" uuid, id uuid))'
+    : "w.wait_started_at > now() - interval '10 minutes'";
   const rows = await db.query(
     `WITH found AS (
        SELECT w.project_id, w.id, ev.id AS event_id
@@ -146,7 +156,7 @@ export async function resumeFromStoredEvents(db: Queryable, target: { projectId:
      FROM found f
      WHERE x.project_id = f.project_id AND x.id = f.id AND x.status = 'WAITING' AND x.resume_event_id IS NULL AND x.claim IS NULL
      RETURNING x.id`,
-    target ? [target.projectId, target.id] : [],
+    targets ? [JSON.stringify(targets)] : [],
   );
   return rows.length;
 }

@@ -1,187 +1,200 @@
 import type { Queryable } from '../../db/index.ts';
+import { enqueueDelivery } from '../../delivery/delivery.jobs.ts';
 import type { Deps } from '../../deps.ts';
-import { AppError } from '../../http/errors.ts';
-import type { StepRow } from '../workflows.schemas.ts';
-import { type Claimed, claimDue, type ExecutionState, lockClaimed, resumeFromStoredEvents, saveProgress, type StepRecordWrite } from './engine.queries.ts';
+import { type Claimed, claimDue, lockClaimed, type Progress, resumeFromStoredEvents, saveProgress } from './engine.queries.ts';
 import { RunContext, type WorkflowGraph } from './run-context.ts';
-import { resumeWait, runStep, StepFailure, type StepResult, webhookResult } from './steps.ts';
-import { callWebhook, type WebhookRequest, type WebhookResponse } from './webhook.ts';
+import { type CallOutcome, stepThrough, type Walk } from './step-through.ts';
+import type { Effects } from './steps.ts';
+import { callWebhook } from './webhook.ts';
 
-/** How long a claim holds before another worker may take the execution over (renewed at each transaction). */
+/** How long a claim holds before another worker may take the execution over (renewed by each transaction). */
 export const LEASE_SECONDS = 30;
-/** Steps one transaction may run before it commits and opens the next (keeps transactions short). */
-const STEPS_PER_TRANSACTION = 20;
-/** A WEBHOOK interrupted this many times (its worker died during the call) is not tried again. */
-const MAX_WEBHOOK_ATTEMPTS = 5;
+/** Executions claimed, and advanced in one transaction, at a time. */
+const BATCH = 50;
+/** WEBHOOK calls (and other follow-ups) in flight at once per batch. */
+const FOLLOW_UPS = 8;
 
 /** How the engine asks for a later run: at a timer (inside the step transaction), or now. */
 export type Timers = { wake: (seconds: number, tx: Queryable) => Promise<void>; kick: () => Promise<void> };
 
-type Chunk = { end: 'lost' | 'finished' | 'continue' } | { end: 'waiting'; awaitsEvent: boolean } | { end: 'call'; step: StepRow; request: WebhookRequest };
+/** Where a transaction left one execution. */
+type Outcome = { claimed: Claimed; end: 'lost' | 'finished' | 'continue' | 'waiting' | 'call'; awaitsEvent?: boolean; calling?: Walk['calling'] };
 
-type CallOutcome = { stepId: string; response?: WebhookResponse; error?: string };
+type Graphs = Map<string, WorkflowGraph>;
+const graphKey = (c: Claimed) => `${c.project_id}:${c.workflow_id}`;
 
-const now = () => new Date().toISOString();
+function outcomeOf(claimed: Claimed, walk: Walk): Outcome {
+  if (walk.calling) return { claimed, end: 'call', calling: walk.calling };
+  const { status, waitEventName } = walk.state;
+  if (status === 'WAITING') return { claimed, end: 'waiting', awaitsEvent: waitEventName !== null };
+  return { claimed, end: status === 'RUNNING' ? 'continue' : 'finished' };
+}
 
 /**
- * One step transaction (docs/decisions/workflows.md): lock the execution if the claim is still
- * ours, run steps along the transitions until one waits, calls out, ends the execution or
- * `alone` allows no more, then write their records and the execution's new state in one
- * statement. Effects of the steps go through the same transaction, so a step happens exactly
- * when its record commits. An unexpected error rolls everything back: the caller then replays
- * the steps one per transaction to pin the failure on the step that causes it.
+ * One step transaction over one or many claimed executions (docs/decisions/workflows.md): lock
+ * those whose claim is still ours, walk each along its steps, then write every step record and new
+ * state in one statement, with the timers and the delivery run they need. Step effects (contact
+ * writes, email records) go through the same transaction, so a step happens exactly when its record
+ * commits. An unexpected error rolls it all back and is thrown.
  */
-async function runChunk(deps: Deps, run: RunContext, graph: WorkflowGraph, claimed: Claimed, timers: Timers, alone: boolean, call?: CallOutcome): Promise<Chunk> {
+async function stepTransaction(deps: Deps, run: RunContext, timers: Timers, graphs: Graphs, claimed: Claimed[], options: { alone: boolean; call?: CallOutcome }): Promise<Outcome[]> {
   return deps.db.transaction(async (tx) => {
-    const exec = await lockClaimed(tx, claimed, LEASE_SECONDS);
-    if (!exec) return { end: 'lost' as const };
-    const records: StepRecordWrite[] = [];
-    const state: ExecutionState = { status: exec.status, currentStepId: exec.current_step_id, waitSeconds: null, waitEventName: null, waitBegins: false, exitReason: null, error: null };
-    let calling: { step: StepRow; request: WebhookRequest } | undefined;
-    for (let count = 0; ; count++) {
-      const step = state.currentStepId ? graph.steps.get(state.currentStepId) : undefined;
-      if (!step) {
-        Object.assign(state, { status: 'FAILED', error: `Step ${state.currentStepId} no longer exists in the workflow.` });
-        break;
+    const locked = new Map((await lockClaimed(tx, claimed, LEASE_SECONDS)).map((exec) => [exec.id, exec]));
+    const effects: Effects = { delivery: false };
+    const progress: Progress[] = [];
+    const outcomes: Outcome[] = [];
+    const wakes = new Set<number>();
+    for (const c of claimed) {
+      const exec = locked.get(c.id);
+      const graph = graphs.get(graphKey(c));
+      if (!exec || !graph) {
+        outcomes.push({ claimed: c, end: 'lost' });
+        continue;
       }
-      const startedAt = now();
-      let result: StepResult;
-      try {
-        if (call && step.id === call.stepId) {
-          if (call.error) throw new StepFailure(call.error);
-          result = webhookResult(call.response!);
-        } else if (state.status === 'WAITING') result = resumeWait(exec, step);
-        else if (step.type === 'WEBHOOK' && (exec.current_attempts ?? 0) >= MAX_WEBHOOK_ATTEMPTS) {
-          throw new StepFailure(`The call was interrupted ${exec.current_attempts} times; not trying again.`);
-        } else result = await runStep({ deps, tx, run, exec, graph }, step);
-      } catch (error) {
-        if (!(error instanceof StepFailure || error instanceof AppError)) throw error;
-        const output = error instanceof StepFailure ? error.output : null;
-        records.push({ step_id: step.id, step_type: step.type, status: 'FAILED', output, error: error.message, started_at: startedAt, completed_at: now() });
-        Object.assign(state, { status: 'FAILED', error: `${step.type} step failed: ${error.message}` });
-        break;
-      }
-      if (result.kind === 'call') {
-        records.push({ step_id: step.id, step_type: step.type, status: 'RUNNING', output: null, error: null, started_at: startedAt, completed_at: null });
-        Object.assign(state, { status: 'RUNNING', currentStepId: step.id });
-        calling = { step, request: result.request };
-        break;
-      }
-      if (result.kind === 'wait') {
-        records.push({ step_id: step.id, step_type: step.type, status: 'WAITING', output: result.output, error: null, started_at: startedAt, completed_at: null });
-        Object.assign(state, { status: 'WAITING', currentStepId: step.id, waitSeconds: result.seconds, waitEventName: result.eventName, waitBegins: true });
-        break;
-      }
-      records.push({ step_id: step.id, step_type: step.type, status: 'COMPLETED', output: result.output, error: null, started_at: startedAt, completed_at: now() });
-      if (result.kind === 'exit') {
-        Object.assign(state, { status: 'EXITED', exitReason: result.reason });
-        break;
-      }
-      const next = graph.next(step.id, result.outcome);
-      // contract §11: a step with no outgoing edge (for this outcome) completes the execution.
-      if (!next) {
-        state.status = 'COMPLETED';
-        break;
-      }
-      Object.assign(state, { status: 'RUNNING', currentStepId: next });
-      if (alone || count + 1 >= STEPS_PER_TRANSACTION) break;
+      const walk = await stepThrough({ deps, tx, run, exec, graph, effects }, { alone: options.alone, call: options.call });
+      progress.push({ claimed: c, records: walk.records, state: walk.state });
+      if (walk.state.status === 'WAITING' && walk.state.waitSeconds !== null) wakes.add(walk.state.waitSeconds);
+      outcomes.push(outcomeOf(c, walk));
     }
-    await saveProgress(tx, claimed, records, state);
-    if (state.status === 'WAITING' && state.waitSeconds !== null) await timers.wake(state.waitSeconds, tx);
-    if (calling) return { end: 'call' as const, ...calling };
-    if (state.status === 'WAITING') return { end: 'waiting' as const, awaitsEvent: state.waitEventName !== null };
-    return { end: state.status === 'RUNNING' ? ('continue' as const) : ('finished' as const) };
+    await saveProgress(tx, progress);
+    for (const seconds of wakes) await timers.wake(seconds, tx);
+    if (effects.delivery) await enqueueDelivery(deps.queue, tx);
+    return outcomes;
   });
 }
 
-/** Records an unexpected error against the step the execution stands on (after a replay pinned it). */
+/** Records an unexpected error against the step the execution stands on (once a replay pinned it). */
 async function failCurrentStep(deps: Deps, claimed: Claimed, error: unknown): Promise<void> {
   const message = error instanceof Error ? error.message : String(error);
+  const at = new Date().toISOString();
   await deps.db.transaction(async (tx) => {
-    const exec = await lockClaimed(tx, claimed, LEASE_SECONDS);
+    const [exec] = await lockClaimed(tx, [claimed], LEASE_SECONDS);
     if (!exec) return;
     const stepId = exec.current_step_id;
-    const records: StepRecordWrite[] = stepId ? [{ step_id: stepId, step_type: 'UNKNOWN', status: 'FAILED', output: null, error: message, started_at: now(), completed_at: now() }] : [];
-    await saveProgress(tx, claimed, records, { status: 'FAILED', currentStepId: stepId, waitSeconds: null, waitEventName: null, waitBegins: false, exitReason: null, error: `Step failed: ${message}` });
+    const records = stepId ? [{ step_id: stepId, step_type: 'UNKNOWN', status: 'FAILED' as const, output: null, error: message, started_at: at, completed_at: at }] : [];
+    const state = { status: 'FAILED' as const, currentStepId: stepId, waitSeconds: null, waitEventName: null, waitBegins: false, exitReason: null, error: `Step failed: ${message}` };
+    await saveProgress(tx, [{ claimed, records, state }]);
   });
 }
 
+/** Waits just committed may have missed an event tracked meanwhile: look once more (see engine.queries.ts). */
+async function recheckWaits(deps: Deps, timers: Timers, outcomes: Outcome[]): Promise<void> {
+  const targets = outcomes.filter((o) => o.end === 'waiting' && o.awaitsEvent).map((o) => ({ projectId: o.claimed.project_id, id: o.claimed.id }));
+  if (targets.length && (await resumeFromStoredEvents(deps.db, targets)) > 0) await timers.kick();
+}
+
 /**
- * Drives one claimed execution as far as it goes now: step transactions in a row, WEBHOOK calls
- * between them (never inside one), until it waits, ends, or the claim is lost.
+ * Takes one execution on alone after a batch: WEBHOOK calls between transactions (never inside
+ * one), further steps, and after an unexpected error a replay one step per transaction, so the
+ * failure is pinned on the step that causes it, and recorded.
  */
-export async function advance(deps: Deps, run: RunContext, claimed: Claimed, timers: Timers): Promise<void> {
-  const graph = await run.graph(claimed.project_id, claimed.workflow_id);
-  if (!graph) return; // the workflow is gone, and its executions with it
+async function followUp(deps: Deps, run: RunContext, timers: Timers, graphs: Graphs, first: Outcome): Promise<void> {
+  let current = first;
   let alone = false;
   let call: CallOutcome | undefined;
   for (;;) {
-    let chunk: Chunk;
-    try {
-      chunk = await runChunk(deps, run, graph, claimed, timers, alone, call);
-    } catch (error) {
-      if (!alone) {
-        alone = true;
-        continue;
-      }
-      deps.log.warn({ err: error, executionId: claimed.id }, 'workflow step failed unexpectedly');
-      return failCurrentStep(deps, claimed, error);
-    }
-    call = undefined;
-    if (chunk.end === 'call') {
-      // Outside any transaction: its RUNNING record is committed, so a crash now is seen as an
-      // interrupted call, which is tried again (WEBHOOK is the retry-safe step; Idempotency-Key).
+    if (current.end === 'waiting') return recheckWaits(deps, timers, [current]);
+    if (current.end !== 'call' && current.end !== 'continue') return;
+    if (current.end === 'call' && !call) {
+      const { step, request } = current.calling!;
       try {
-        call = { stepId: chunk.step.id, response: await callWebhook(chunk.request, { allowPrivate: deps.config.webhookAllowPrivate }) };
+        call = { stepId: step.id, response: await callWebhook(request, { allowPrivate: deps.config.webhookAllowPrivate }) };
       } catch (error) {
-        call = { stepId: chunk.step.id, error: (error as Error).message };
+        call = { stepId: step.id, error: (error as Error).message };
       }
-      continue;
     }
-    if (chunk.end === 'waiting' && chunk.awaitsEvent) {
-      // An event tracked while the wait's transaction was open was dispatched before the wait was
-      // visible: look once more now that it is. A hit makes it due again.
-      if (await resumeFromStoredEvents(deps.db, { projectId: claimed.project_id, id: claimed.id })) await timers.kick();
-      return;
+    try {
+      [current] = (await stepTransaction(deps, run, timers, graphs, [current.claimed], { alone, call })) as [Outcome];
+      call = undefined;
+    } catch (error) {
+      if (alone) {
+        deps.log.warn({ err: error, executionId: current.claimed.id }, 'workflow step failed unexpectedly');
+        return failCurrentStep(deps, current.claimed, error);
+      }
+      alone = true;
     }
-    if (chunk.end !== 'continue') return;
   }
 }
 
 /**
- * One run of the engine: claims due executions in small batches and advances them on several lanes
- * (WEBHOOK calls overlap), until nothing is due or `budgetMs` is spent. True when work was left.
+ * Follow-ups of a run (WEBHOOK calls and what comes after them), FOLLOW_UPS at a time, so a slow
+ * endpoint holds its own executions and not the next batch. Claiming waits while many are queued.
+ */
+class FollowUps {
+  private readonly queue: Array<() => Promise<void>> = [];
+  private active = 0;
+  private waiters: Array<() => void> = [];
+
+  add(work: () => Promise<void>): void {
+    this.queue.push(work);
+    this.pump();
+  }
+
+  private pump(): void {
+    while (this.active < FOLLOW_UPS && this.queue.length) {
+      const work = this.queue.shift()!;
+      this.active++;
+      void work().finally(() => {
+        this.active--;
+        this.pump();
+        for (const wake of this.waiters.splice(0)) wake();
+      });
+    }
+  }
+
+  /** Resolves once at most `limit` follow-ups are left (0: all done). */
+  async drain(limit = 0): Promise<void> {
+    while (this.queue.length + this.active > limit) await new Promise<void>((resolve) => this.waiters.push(resolve));
+  }
+}
+
+/** Advances a claimed batch: one transaction for all; executions that call out or have more to do go on as follow-ups. */
+async function processBatch(deps: Deps, run: RunContext, timers: Timers, batch: Claimed[], followUps: FollowUps): Promise<void> {
+  const graphs: Graphs = new Map();
+  for (const c of batch) {
+    const graph = await run.graph(c.project_id, c.workflow_id);
+    if (graph) graphs.set(graphKey(c), graph);
+  }
+  let outcomes: Outcome[];
+  try {
+    outcomes = await stepTransaction(deps, run, timers, graphs, batch, { alone: false });
+  } catch (error) {
+    // One execution's unexpected error must not hold the others: each goes on by itself.
+    deps.log.debug({ err: error }, 'workflow batch rolled back; advancing its executions one by one');
+    outcomes = batch.map((claimed) => ({ claimed, end: 'continue' }));
+  }
+  await recheckWaits(deps, timers, outcomes);
+  for (const outcome of outcomes) {
+    if (outcome.end !== 'call' && outcome.end !== 'continue') continue;
+    followUps.add(() =>
+      followUp(deps, run, timers, graphs, outcome).catch((error) => {
+        // Left to its lease: a later run takes the execution up again.
+        deps.log.error({ err: error, executionId: outcome.claimed.id }, 'workflow execution could not advance');
+      }),
+    );
+  }
+}
+
+/**
+ * One run of the engine: claims due executions in batches (FOR UPDATE SKIP LOCKED, so workers share
+ * the work) and advances them, until nothing is due or `budgetMs` is spent. True when work was left.
  */
 export async function runDue(deps: Deps, budgetMs: number, timers: Timers): Promise<boolean> {
   const started = Date.now();
   const run = new RunContext(deps.db);
-  const lanes = deps.db.kind === 'pglite' ? 4 : 8;
-  const queue: Claimed[] = [];
-  let claiming: Promise<void> | undefined;
+  // PGlite runs one transaction at a time: more lanes would only queue.
+  const lanes = deps.db.kind === 'pglite' ? 1 : 3;
+  const followUps = new FollowUps();
   let exhausted = false;
-  const next = async (): Promise<Claimed | undefined> => {
-    for (;;) {
-      if (queue.length) return queue.shift();
-      if (exhausted || Date.now() - started > budgetMs) return undefined;
-      claiming ??= claimDue(deps.db, lanes * 2, LEASE_SECONDS)
-        .then((rows) => {
-          queue.push(...rows);
-          if (rows.length === 0) exhausted = true;
-        })
-        .finally(() => (claiming = undefined));
-      await claiming;
-    }
-  };
   const lane = async () => {
-    for (let claimed = await next(); claimed; claimed = await next()) {
-      try {
-        await advance(deps, run, claimed, timers);
-      } catch (error) {
-        // Left to its lease: the next run after it ends takes the execution up again.
-        deps.log.error({ err: error, executionId: claimed.id }, 'workflow execution could not advance');
-      }
+    while (!exhausted && Date.now() - started < budgetMs) {
+      await followUps.drain(BATCH);
+      const batch = await claimDue(deps.db, BATCH, LEASE_SECONDS);
+      if (batch.length === 0) exhausted = true;
+      else await processBatch(deps, run, timers, batch, followUps);
     }
   };
   await Promise.all(Array.from({ length: lanes }, lane));
+  await followUps.drain();
   return !exhausted;
 }

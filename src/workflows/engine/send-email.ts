@@ -1,33 +1,25 @@
 import { randomUUID } from 'node:crypto';
 import { assertBillingAllows } from '../../billing/billing.guard.ts';
-import type { Queryable } from '../../db/index.ts';
-import { enqueueDelivery } from '../../delivery/delivery.jobs.ts';
 import { recipientLinks } from '../../delivery/seams.ts';
-import type { Deps } from '../../deps.ts';
 import { assertSenderAllowed } from '../../domains/domains.service.ts';
 import { findSuppressed, insertEmails } from '../../emails/emails.queries.ts';
 import { recordEvents } from '../../events/events.service.ts';
 import { recipientVariables, render } from '../../rendering/render.ts';
 import { SUPPRESSION_REASONS } from '../../send/send.service.ts';
 import type { SendEmailConfig } from '../step-configs.ts';
-import type { LockedExecution } from './engine.queries.ts';
-import { type RunContext, type WorkflowGraph, workflowVariables } from './run-context.ts';
+import { workflowVariables } from './run-context.ts';
+import type { StepEnv } from './steps.ts';
 
 /**
  * SEND_EMAIL through the sending pipeline (contract §6, §11), inside the step's transaction: the
  * template rendered for the contact with the workflow's variables, one email record (sourceType
- * WORKFLOW) and the delivery run queued, exactly when the step commits. Suppressed addresses, and
+ * WORKFLOW), and a delivery run queued by the transaction (once for all its emails), exactly when
+ * the step commits. Suppressed addresses, and
  * unsubscribed contacts for MARKETING templates, get a SUPPRESSED record and email.suppressed, as
  * /v1/send does. A missing template, an unverified sender or a render error fails the step.
  */
-export async function sendEmail(
-  deps: Deps,
-  tx: Queryable,
-  run: RunContext,
-  exec: LockedExecution,
-  graph: WorkflowGraph,
-  config: SendEmailConfig,
-): Promise<{ emailId: string; to: string; status: 'QUEUED' | 'SUPPRESSED' }> {
+export async function sendEmail(env: StepEnv, config: SendEmailConfig): Promise<{ emailId: string; to: string; status: 'QUEUED' | 'SUPPRESSED' }> {
+  const { deps, tx, run, exec, graph } = env;
   const projectId = exec.project_id;
   const template = await run.template(tx, projectId, config.templateId);
   const from = template.from.toLowerCase();
@@ -71,7 +63,7 @@ export async function sendEmail(
     const data = { emailId: id, reason, templateId: template.id, workflowId: graph.id };
     await recordEvents(tx, deps.queue, projectId, [{ contactId: exec.contact_id, name: 'email.suppressed', emailId: id, data }]);
   } else {
-    await enqueueDelivery(deps.queue, tx);
+    env.effects.delivery = true;
   }
   return { emailId: id, to, status: reason ? 'SUPPRESSED' : 'QUEUED' };
 }

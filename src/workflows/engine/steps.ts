@@ -42,7 +42,10 @@ export class StepFailure extends Error {
   }
 }
 
-export type StepEnv = { deps: Deps; tx: Queryable; run: RunContext; exec: LockedExecution; graph: WorkflowGraph };
+/** Effects a transaction's steps ask for once, at its end (one delivery run for many emails). */
+export type Effects = { delivery: boolean };
+
+export type StepEnv = { deps: Deps; tx: Queryable; run: RunContext; exec: LockedExecution; graph: WorkflowGraph; effects: Effects };
 
 /**
  * Runs one step inside the step transaction. Every effect goes through `tx`, so it exists exactly
@@ -69,7 +72,7 @@ export async function runStep(env: StepEnv, step: StepRow): Promise<StepResult> 
     case 'UPDATE_CONTACT':
       return { kind: 'next', outcome: 'next', output: await updateContactStep(env, step.config as UpdateContactConfig) };
     case 'SEND_EMAIL':
-      return { kind: 'next', outcome: 'next', output: await sendEmail(env.deps, env.tx, env.run, exec, env.graph, step.config as SendEmailConfig) };
+      return { kind: 'next', outcome: 'next', output: await sendEmail(env, step.config as SendEmailConfig) };
     case 'WEBHOOK':
       return { kind: 'call', request: webhookRequest(exec, env.graph, step) };
     case 'EXIT': {
