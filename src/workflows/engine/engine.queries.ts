@@ -9,6 +9,8 @@ export type LockedExecution = ExecutionRow & {
   contact_email: string;
   contact_subscribed: boolean;
   contact_data: Record<string, unknown>;
+  /** The contact's address is on the suppression list (read here, so a SEND_EMAIL to it needs no query). */
+  contact_suppressed: boolean;
   current_attempts: number | null;
 };
 
@@ -44,6 +46,7 @@ export async function lockClaimed(tx: Queryable, claimed: Claimed[], leaseSecond
      WHERE x.project_id = k.project_id AND x.id = k.id AND x.claim = k.claim AND x.status IN ('RUNNING', 'WAITING')
        AND c.project_id = x.project_id AND c.id = x.contact_id
      RETURNING x.*, c.email AS contact_email, c.subscribed AS contact_subscribed, c.data AS contact_data,
+       EXISTS (SELECT 1 FROM suppressions p WHERE p.project_id = x.project_id AND p.email = c.email) AS contact_suppressed,
        (SELECT s.attempts FROM workflow_execution_steps s
         WHERE s.project_id = x.project_id AND s.execution_id = x.id AND s.step_id = x.current_step_id AND s.status = 'RUNNING') AS current_attempts`,
     [JSON.stringify(claimed.map(({ project_id, id, claim }) => ({ project_id, id, claim }))), leaseSeconds],

@@ -4,6 +4,7 @@ import type { Deps } from '../../deps.ts';
 import { type Claimed, claimDue, lockClaimed, type Progress, resumeFromStoredEvents, saveProgress } from './engine.queries.ts';
 import { RunContext, type WorkflowGraph } from './run-context.ts';
 import { type CallOutcome, stepThrough, type Walk } from './step-through.ts';
+import { writeEmails } from './send-email.ts';
 import type { Effects } from './steps.ts';
 import { callWebhook } from './webhook.ts';
 
@@ -40,7 +41,7 @@ function outcomeOf(claimed: Claimed, walk: Walk): Outcome {
 async function stepTransaction(deps: Deps, run: RunContext, timers: Timers, graphs: Graphs, claimed: Claimed[], options: { alone: boolean; call?: CallOutcome }): Promise<Outcome[]> {
   return deps.db.transaction(async (tx) => {
     const locked = new Map((await lockClaimed(tx, claimed, LEASE_SECONDS)).map((exec) => [exec.id, exec]));
-    const effects: Effects = { delivery: false };
+    const effects: Effects = { emails: [] };
     const progress: Progress[] = [];
     const outcomes: Outcome[] = [];
     const wakes = new Set<number>();
@@ -56,9 +57,11 @@ async function stepTransaction(deps: Deps, run: RunContext, timers: Timers, grap
       if (walk.state.status === 'WAITING' && walk.state.waitSeconds !== null) wakes.add(walk.state.waitSeconds);
       outcomes.push(outcomeOf(c, walk));
     }
+    // The email records first: a record's step output (its status) is final once they are written.
+    await writeEmails(tx, deps.queue, effects.emails);
     await saveProgress(tx, progress);
     for (const seconds of wakes) await timers.wake(seconds, tx);
-    if (effects.delivery) await enqueueDelivery(deps.queue, tx);
+    if (effects.emails.some((email) => email.record.status === 'QUEUED')) await enqueueDelivery(deps.queue, tx);
     return outcomes;
   });
 }
@@ -183,7 +186,7 @@ export async function runDue(deps: Deps, budgetMs: number, timers: Timers): Prom
   const started = Date.now();
   const run = new RunContext(deps.db);
   // PGlite runs one transaction at a time: more lanes would only queue.
-  const lanes = deps.db.kind === 'pglite' ? 1 : 3;
+  const lanes = deps.db.kind === 'pglite' ? 1 : 4;
   const followUps = new FollowUps();
   let exhausted = false;
   const lane = async () => {

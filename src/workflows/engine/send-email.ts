@@ -2,19 +2,24 @@ import { randomUUID } from 'node:crypto';
 import { assertBillingAllows } from '../../billing/billing.guard.ts';
 import { recipientLinks } from '../../delivery/seams.ts';
 import { assertSenderAllowed } from '../../domains/domains.service.ts';
-import { findSuppressed, insertEmails } from '../../emails/emails.queries.ts';
-import { recordEvents } from '../../events/events.service.ts';
+import { findSuppressed, insertEmails, type NewEmail } from '../../emails/emails.queries.ts';
+import type { Queryable } from '../../db/index.ts';
+import { type EventInput, recordEvents } from '../../events/events.service.ts';
+import type { JobQueue } from '../../jobs/queue.ts';
 import { recipientVariables, render } from '../../rendering/render.ts';
 import { SUPPRESSION_REASONS } from '../../send/send.service.ts';
 import type { SendEmailConfig } from '../step-configs.ts';
 import { workflowVariables } from './run-context.ts';
 import type { StepEnv } from './steps.ts';
 
+/** An email record a step made, written with the others of its transaction. */
+export type PendingEmail = { projectId: string; record: NewEmail; event: EventInput | null };
+
 /**
  * SEND_EMAIL through the sending pipeline (contract §6, §11), inside the step's transaction: the
  * template rendered for the contact with the workflow's variables, one email record (sourceType
- * WORKFLOW), and a delivery run queued by the transaction (once for all its emails), exactly when
- * the step commits. Suppressed addresses, and
+ * WORKFLOW) written by the transaction's end (writeEmails: one insert and one delivery run for all
+ * its emails), so it exists exactly when the step commits. Suppressed addresses, and
  * unsubscribed contacts for MARKETING templates, get a SUPPRESSED record and email.suppressed, as
  * /v1/send does. A missing template, an unverified sender or a render error fails the step.
  */
@@ -29,15 +34,16 @@ export async function sendEmail(env: StepEnv, config: SendEmailConfig): Promise<
     throw new Error(`No signing key for ${from}.`);
   }
   const to = config.to ?? exec.contact_email;
-  const suppressed = await findSuppressed(tx, projectId, [to]);
+  const suppressed = to === exec.contact_email ? exec.contact_suppressed : (await findSuppressed(tx, projectId, [to])).has(to);
   const id = randomUUID();
   const links = recipientLinks({ config: deps.config, projectId, emailId: id, contactId: exec.contact_id, contentType: template.type });
   const variables = recipientVariables({ id: exec.contact_id, email: exec.contact_email, data: exec.contact_data }, links, workflowVariables(exec, graph));
   const rendered = render({ subject: template.subject, html: template.body }, variables);
-  const reason = suppressed.has(to) ? 'suppressed' : template.type === 'MARKETING' && !exec.contact_subscribed ? 'unsubscribed' : null;
+  const reason = suppressed ? 'suppressed' : template.type === 'MARKETING' && !exec.contact_subscribed ? 'unsubscribed' : null;
   if (!reason) await assertBillingAllows(tx, projectId, 'WORKFLOW', 1);
-  await insertEmails(tx, projectId, [
-    {
+  env.effects.emails.push({
+    projectId,
+    record: {
       id,
       contact_id: exec.contact_id,
       to_address: to,
@@ -58,12 +64,18 @@ export async function sendEmail(env: StepEnv, config: SendEmailConfig): Promise<
       message_id: `<${id}@${key.domainName}>`,
       last_error: reason && SUPPRESSION_REASONS[reason],
     },
-  ]);
-  if (reason) {
-    const data = { emailId: id, reason, templateId: template.id, workflowId: graph.id };
-    await recordEvents(tx, deps.queue, projectId, [{ contactId: exec.contact_id, name: 'email.suppressed', emailId: id, data }]);
-  } else {
-    env.effects.delivery = true;
-  }
+    event: reason ? { contactId: exec.contact_id, name: 'email.suppressed', emailId: id, data: { emailId: id, reason, templateId: template.id, workflowId: graph.id } } : null,
+  });
   return { emailId: id, to, status: reason ? 'SUPPRESSED' : 'QUEUED' };
+}
+
+/** Writes the email records of a transaction's SEND_EMAIL steps: per project one insert and the email.suppressed events. */
+export async function writeEmails(tx: Queryable, queue: JobQueue, emails: PendingEmail[]): Promise<void> {
+  const byProject = new Map<string, PendingEmail[]>();
+  for (const email of emails) byProject.set(email.projectId, [...(byProject.get(email.projectId) ?? []), email]);
+  for (const [projectId, pending] of byProject) {
+    await insertEmails(tx, projectId, pending.map((p) => p.record));
+    const events = pending.flatMap((p) => (p.event ? [p.event] : []));
+    await recordEvents(tx, queue, projectId, events);
+  }
 }
