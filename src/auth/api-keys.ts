@@ -67,7 +67,7 @@ export class ApiKeyResolver {
       this.counterPool = new pg.Pool({ connectionString: (db as PostgresDb).connectionString, max: 4, options: '-c synchronous_commit=off' });
       this.counterPool.on('error', () => {});
       const pool = wrapPool(this.counterPool);
-      this.counter = new Batcher((lookups) => findProjectsByKeyHashesAndCount(pool, lookups, rateLimitWindowMs), { maxInFlight: 2, maxBatch: 200 });
+      this.counter = new Batcher((lookups) => findProjectsByKeyHashesAndCount(pool, lookups, rateLimitWindowMs), { maxInFlight: 1, maxBatch: 200 });
     }
   }
 

@@ -1,19 +1,81 @@
 import type { Deps } from '../deps.ts';
-import type { JobDefinition } from '../jobs/queue.ts';
+import type { JobDefinition, JobQueue } from '../jobs/queue.ts';
+import { claimDispatch, deleteDispatched } from './events.queries.ts';
 import { eventSubscribers } from './events.registry.ts';
-import { EVENTS_DISPATCH_JOB, type EventsDispatchData } from './events.service.ts';
+import { EVENTS_DISPATCH_JOB } from './events.service.ts';
 
-/** Hands recorded events to the subscribers (workflow triggers) in the worker. */
-export function eventsJobs(_deps: Deps): JobDefinition<any>[] {
-  const dispatch: JobDefinition<EventsDispatchData> = {
+/** Rows claimed per query; a row holds the events of one write. */
+const CLAIM = 50;
+/** Longer than any subscriber takes on a row; only a dead worker's rows outlive it. */
+const LEASE_SECONDS = 60;
+/** A drain hands the worker back after this long, queueing its own continuation. */
+const RUN_BUDGET_MS = 10_000;
+/** The drain's own follow-up: with the queue's 2 s backstop poll, events wait at most ~3 s. */
+const TICK_SECONDS = 1;
+const BACKSTOP_CRON = '* * * * *';
+/** Wake-ups sent by one process at most this often: under load a drain is already on its way. */
+const WAKE_INTERVAL_MS = 200;
+
+/** Queues a drain now (at most one waits at a time: the queue's `short` policy). */
+export async function wakeDispatcher(queue: JobQueue): Promise<void> {
+  await queue.send(EVENTS_DISPATCH_JOB, {}, { singletonKey: 'now' });
+}
+
+/**
+ * Wake-ups for one process's writers, sent after their write committed (a drain that ran before
+ * the commit would not see the rows), at most every WAKE_INTERVAL_MS. A skipped or lost wake-up
+ * only delays: the drain's tick picks the rows up within seconds.
+ */
+export function dispatchWaker(deps: Pick<Deps, 'queue' | 'log'>): () => void {
+  let last = 0;
+  return () => {
+    if (Date.now() - last < WAKE_INTERVAL_MS) return;
+    last = Date.now();
+    wakeDispatcher(deps.queue).catch((error) => deps.log.warn({ err: error }, 'could not wake the event dispatcher'));
+  };
+}
+
+/**
+ * Hands recorded events to the subscribers (workflow triggers) in the worker, from the
+ * event_dispatch table their writers filled (at least once: a row is deleted after every
+ * subscriber took it; one that throws leaves it to a later drain when its lease ends).
+ */
+export function eventsJobs(deps: Deps): JobDefinition<any>[] {
+  const dispatch: JobDefinition = {
     name: EVENTS_DISPATCH_JOB,
-    handle: async (jobs) => {
-      const subscribers = eventSubscribers();
-      if (subscribers.length === 0) return;
-      for (const job of jobs) {
-        for (const subscriber of subscribers) await subscriber(job.data);
-      }
+    queue: { policy: 'short', retryLimit: 0, expireInSeconds: 15 * 60 },
+    work: { batchSize: 1, pollingIntervalSeconds: 1, notifyPollingIntervalSeconds: 1 },
+    handle: async () => {
+      const more = await drain(deps);
+      await deps.queue.send(EVENTS_DISPATCH_JOB, {}, more ? { singletonKey: 'now' } : { singletonKey: 'tick', startAfter: TICK_SECONDS });
     },
   };
   return [dispatch];
+}
+
+/** Drains waiting rows until none is left or the budget is spent (then true: more may wait). */
+async function drain(deps: Deps): Promise<boolean> {
+  const subscribers = eventSubscribers();
+  const started = Date.now();
+  for (;;) {
+    const rows = await claimDispatch(deps.db, CLAIM, LEASE_SECONDS);
+    const done: number[] = [];
+    for (const row of rows) {
+      try {
+        for (const subscriber of subscribers) await subscriber({ projectId: row.project_id, eventIds: row.event_ids });
+        done.push(row.id);
+      } catch (error) {
+        deps.log.error({ err: error, projectId: row.project_id }, 'an event subscriber failed; the events are dispatched again later');
+      }
+    }
+    await deleteDispatched(deps.db, done);
+    if (rows.length < CLAIM) return false;
+    if (Date.now() - started > RUN_BUDGET_MS) return true;
+  }
+}
+
+/** At start-up: a drain now (rows left by a stopped process) and the backstop schedule. */
+export async function startEventDispatch(deps: Pick<Deps, 'queue'>): Promise<void> {
+  await wakeDispatcher(deps.queue);
+  await deps.queue.schedule(EVENTS_DISPATCH_JOB, BACKSTOP_CRON, { singletonKey: 'cron' });
 }

@@ -40,9 +40,10 @@ export type TrackedRow = { contact_id: string; subscription_event_id: string | n
  * project and email): upsert each contact with the data write rules, store each event and, when
  * `subscribed` changed on an existing contact, its contact.subscribed/unsubscribed event. Existing
  * contacts are locked first, in (project, email) order, and inserted in the same order, so two
- * batches running at once lock in one order. Returns one row per item, in order.
+ * batches running at once lock in one order. With `dispatch`, the events are also queued for their
+ * subscribers (event_dispatch). Returns one row per item, in order.
  */
-export async function trackBatch(db: Queryable, items: TrackItem[]): Promise<TrackedRow[]> {
+export async function trackBatch(db: Queryable, items: TrackItem[], dispatch: boolean): Promise<TrackedRow[]> {
   const input = items.map((item, ord) => ({
     ord,
     project_id: item.projectId,
@@ -87,13 +88,16 @@ export async function trackBatch(db: Queryable, items: TrackItem[]): Promise<Tra
        UNION ALL
        SELECT project_id, sub_event_id, contact_id, CASE WHEN now_subscribed THEN 'contact.subscribed' ELSE 'contact.unsubscribed' END, '{}'::jsonb
        FROM written WHERE changed
-       RETURNING project_id, name
+       RETURNING project_id, id, name
      ), names AS (
        INSERT INTO event_names (project_id, name) SELECT DISTINCT project_id, name FROM inserted
        ON CONFLICT DO NOTHING
+     ), dispatch AS (
+       INSERT INTO event_dispatch (project_id, event_ids)
+       SELECT project_id, array_agg(id) FROM inserted WHERE $2::boolean GROUP BY project_id
      )
      SELECT ord, contact_id, CASE WHEN changed THEN sub_event_id END AS subscription_event_id FROM written`,
-    [JSON.stringify(input)],
+    [JSON.stringify(input), dispatch],
   );
   const byOrd = new Map(rows.map((row) => [row.ord, row]));
   return items.map((_, ord) => byOrd.get(ord)!);
@@ -193,4 +197,30 @@ export async function deleteEventsNamed(db: Queryable, projectId: string, name: 
 export async function contactExists(db: Queryable, projectId: string, contactId: string): Promise<boolean> {
   const rows = await db.query('SELECT 1 FROM contacts WHERE project_id = $1 AND id = $2', [projectId, contactId]);
   return rows.length > 0;
+}
+
+/** Queues events for their subscribers (the worker's events.dispatch drains the table). */
+export async function insertDispatch(db: Queryable, projectId: string, eventIds: string[]): Promise<void> {
+  await db.query('INSERT INTO event_dispatch (project_id, event_ids) VALUES ($1, $2::uuid[])', [projectId, eventIds]);
+}
+
+export type DispatchRow = { id: number; project_id: string; event_ids: string[] };
+
+/**
+ * Claims the oldest waiting rows for `leaseSeconds` (SKIP LOCKED: workers take disjoint rows). A
+ * row stays until deleteDispatched, so a worker that dies mid-way leaves it to a later drain.
+ */
+export async function claimDispatch(db: Queryable, limit: number, leaseSeconds: number): Promise<DispatchRow[]> {
+  return db.query<DispatchRow>(
+    `UPDATE event_dispatch SET locked_until = now() + make_interval(secs => $2)
+     WHERE id IN (
+       SELECT id FROM event_dispatch WHERE locked_until < now() ORDER BY id LIMIT $1 FOR UPDATE SKIP LOCKED
+     )
+     RETURNING id, project_id, event_ids`,
+    [limit, leaseSeconds],
+  );
+}
+
+export async function deleteDispatched(db: Queryable, ids: number[]): Promise<void> {
+  if (ids.length) await db.query('DELETE FROM event_dispatch WHERE id = ANY($1::bigint[])', [ids]);
 }

@@ -19,11 +19,12 @@ export type EventsDispatchData = { projectId: string; eventIds: string[] };
 export type EventInput = { contactId: string; name: string; data?: Record<string, unknown>; emailId?: string | null };
 
 /**
- * Inserts events in one statement and hands them to the worker (never runs triggers in the request).
- * One `events.dispatch` job per call, enqueued in the same transaction; skipped while nobody
- * subscribes (see events.registry.ts), which keeps /v1/track at two statements.
+ * Inserts events and hands them to the worker (never runs triggers in the request): with
+ * subscribers (events.registry.ts), one event_dispatch row in the same transaction, which the
+ * worker's events.dispatch job drains. `queue` is unused since the dispatch table replaced a queue
+ * job per call; it stays in the signature its many callers share.
  */
-export async function recordEvents(tx: Queryable, queue: JobQueue, projectId: string, events: EventInput[]): Promise<string[]> {
+export async function recordEvents(tx: Queryable, _queue: JobQueue, projectId: string, events: EventInput[]): Promise<string[]> {
   if (events.length === 0) return [];
   const rows = events.map((event) => ({
     id: randomUUID(),
@@ -34,9 +35,7 @@ export async function recordEvents(tx: Queryable, queue: JobQueue, projectId: st
   }));
   await insertEvents(tx, projectId, rows);
   const eventIds = rows.map((row) => row.id);
-  if (hasEventSubscribers()) {
-    await queue.send<EventsDispatchData>(EVENTS_DISPATCH_JOB, { projectId, eventIds }, { tx });
-  }
+  if (hasEventSubscribers()) await queries.insertDispatch(tx, projectId, eventIds);
   return eventIds;
 }
 
