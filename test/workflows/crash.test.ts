@@ -51,8 +51,8 @@ describe('a worker killed mid-run resumes every execution from its current step 
 
     const emails = Array.from({ length: CONTACTS }, () => uniqueEmail('crash'));
     for (const email of emails) assert.equal((await project.publicApi.post('/v1/track', { email, event: 'go' })).status, 200);
-    // Every trigger handled first: an events.dispatch job a killed worker held stays with it until
-    // pg-boss expires it (docs/decisions/workflows.md), which is not what this test is about.
+    // Every trigger handled first: events a killed worker was dispatching wait for that work's lease
+    // or expiry in src/events, which is not what this test is about.
     await eventually('every execution started', async () => (await project.api.get(`/workflows/${flow.id}/executions?limit=1`)).body.total === CONTACTS, 30_000, 20);
     await eventually('calls in flight', async () => receiver.requests.length >= 8, 30_000, 10);
     await server.stop('SIGKILL');
