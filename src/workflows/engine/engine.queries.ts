@@ -53,6 +53,16 @@ export async function lockClaimed(tx: Queryable, claimed: Claimed[], leaseSecond
   );
 }
 
+/** Renews the lease of an execution still claimed by us (false: cancelled or taken over). */
+export async function renewLease(db: Queryable, claimed: Claimed, leaseSeconds: number): Promise<boolean> {
+  const rows = await db.query(
+    `UPDATE workflow_executions SET due_at = now() + make_interval(secs => $4)
+     WHERE project_id = $1 AND id = $2 AND claim = $3 AND status = 'RUNNING' RETURNING id`,
+    [claimed.project_id, claimed.id, claimed.claim, leaseSeconds],
+  );
+  return rows.length > 0;
+}
+
 /** One step record to write: new, or the update of a WAITING or RUNNING one. */
 export type StepRecordWrite = {
   step_id: string;

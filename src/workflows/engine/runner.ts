@@ -1,7 +1,7 @@
 import type { Queryable } from '../../db/index.ts';
 import { enqueueDelivery } from '../../delivery/delivery.jobs.ts';
 import type { Deps } from '../../deps.ts';
-import { type Claimed, claimDue, lockClaimed, type Progress, resumeFromStoredEvents, saveProgress } from './engine.queries.ts';
+import { type Claimed, claimDue, lockClaimed, type Progress, renewLease, resumeFromStoredEvents, saveProgress } from './engine.queries.ts';
 import { RunContext, type WorkflowGraph } from './run-context.ts';
 import { type CallOutcome, stepThrough, type Walk } from './step-through.ts';
 import { writeEmails } from './send-email.ts';
@@ -67,15 +67,16 @@ async function stepTransaction(deps: Deps, run: RunContext, timers: Timers, grap
 }
 
 /** Records an unexpected error against the step the execution stands on (once a replay pinned it). */
-async function failCurrentStep(deps: Deps, claimed: Claimed, error: unknown): Promise<void> {
+async function failCurrentStep(deps: Deps, graphs: Graphs, claimed: Claimed, error: unknown): Promise<void> {
   const message = error instanceof Error ? error.message : String(error);
   const at = new Date().toISOString();
   await deps.db.transaction(async (tx) => {
     const [exec] = await lockClaimed(tx, [claimed], LEASE_SECONDS);
     if (!exec) return;
     const stepId = exec.current_step_id;
-    const records = stepId ? [{ step_id: stepId, step_type: 'UNKNOWN', status: 'FAILED' as const, output: null, error: message, started_at: at, completed_at: at }] : [];
-    const state = { status: 'FAILED' as const, currentStepId: stepId, waitSeconds: null, waitEventName: null, waitBegins: false, exitReason: null, error: `Step failed: ${message}` };
+    const stepType = (stepId && graphs.get(graphKey(claimed))?.steps.get(stepId)?.type) || 'UNKNOWN';
+    const records = stepId ? [{ step_id: stepId, step_type: stepType, status: 'FAILED' as const, output: null, error: message, started_at: at, completed_at: at }] : [];
+    const state = { status: 'FAILED' as const, currentStepId: stepId, waitSeconds: null, waitEventName: null, waitBegins: false, exitReason: null, error: `${stepType} step failed: ${message}` };
     await saveProgress(tx, [{ claimed, records, state }]);
   });
 }
@@ -100,6 +101,8 @@ async function followUp(deps: Deps, run: RunContext, timers: Timers, graphs: Gra
     if (current.end !== 'call' && current.end !== 'continue') return;
     if (current.end === 'call' && !call) {
       const { step, request } = current.calling!;
+      // A follow-up may have queued behind slow calls: make sure the execution is still ours.
+      if (!(await renewLease(deps.db, current.claimed, LEASE_SECONDS))) return;
       try {
         call = { stepId: step.id, response: await callWebhook(request, { allowPrivate: deps.config.webhookAllowPrivate }) };
       } catch (error) {
@@ -112,7 +115,7 @@ async function followUp(deps: Deps, run: RunContext, timers: Timers, graphs: Gra
     } catch (error) {
       if (alone) {
         deps.log.warn({ err: error, executionId: current.claimed.id }, 'workflow step failed unexpectedly');
-        return failCurrentStep(deps, current.claimed, error);
+        return failCurrentStep(deps, graphs, current.claimed, error);
       }
       alone = true;
     }
