@@ -25,9 +25,14 @@ export async function insertWorkflow(
   return rows[0]!;
 }
 
-/** One workflow; `lock` takes its row lock, which serialises every change to its graph. */
-export async function findWorkflow(db: Queryable, projectId: string, id: string, options: { lock?: boolean } = {}): Promise<WorkflowRow | undefined> {
-  const rows = await db.query<WorkflowRow>(`SELECT * FROM workflows WHERE project_id = $1 AND id = $2${options.lock ? ' FOR UPDATE' : ''}`, [projectId, id]);
+const LOCKS = { edit: ' FOR NO KEY UPDATE', delete: ' FOR UPDATE' } as const;
+
+/**
+ * One workflow, optionally locked. `edit` serialises changes to it and its graph without holding
+ * off triggers (their foreign key checks take a key-share lock); `delete` holds them off too.
+ */
+export async function findWorkflow(db: Queryable, projectId: string, id: string, options: { lock?: keyof typeof LOCKS } = {}): Promise<WorkflowRow | undefined> {
+  const rows = await db.query<WorkflowRow>(`SELECT * FROM workflows WHERE project_id = $1 AND id = $2${options.lock ? LOCKS[options.lock] : ''}`, [projectId, id]);
   return rows[0];
 }
 

@@ -57,7 +57,7 @@ export async function listWorkflows(deps: Pick<Deps, 'db'>, projectId: string): 
  */
 export async function patchWorkflow(deps: Pick<Deps, 'db'>, projectId: string, id: string, input: PatchWorkflowInput): Promise<Workflow> {
   return deps.db.transaction(async (tx) => {
-    const current = await queries.findWorkflow(tx, projectId, id, { lock: true });
+    const current = await queries.findWorkflow(tx, projectId, id, { lock: 'edit' });
     if (!current) throw notFound('Workflow');
     const eventName = input.triggerConfig?.eventName;
     if ((input.triggerType ?? current.trigger_type) === 'EVENT' && !eventName && !current.event_name) {
@@ -80,8 +80,8 @@ export async function patchWorkflow(deps: Pick<Deps, 'db'>, projectId: string, i
 /** DELETE /workflows/{id}: 409 while executions are RUNNING or WAITING (contract §11). */
 export async function deleteWorkflow(deps: Pick<Deps, 'db'>, projectId: string, id: string): Promise<void> {
   await deps.db.transaction(async (tx) => {
-    // The row lock also holds off triggers: a new execution's foreign key check waits for it.
-    if (!(await queries.findWorkflow(tx, projectId, id, { lock: true }))) throw notFound('Workflow');
+    // This lock also holds off triggers: a new execution's foreign key check waits for it.
+    if (!(await queries.findWorkflow(tx, projectId, id, { lock: 'delete' }))) throw notFound('Workflow');
     const active = await queries.countActiveExecutions(tx, projectId, id);
     if (active > 0) throw new AppError('WORKFLOW_HAS_ACTIVE_EXECUTIONS', { details: { active } });
     await queries.deleteWorkflow(tx, projectId, id);
@@ -96,7 +96,7 @@ const toEdge = (row: TransitionRow): GraphEdge => ({ id: row.id, fromStepId: row
 
 /** Locks the workflow and loads its graph, so concurrent edits cannot combine into a broken one. */
 async function lockGraph(tx: Queryable, projectId: string, workflowId: string): Promise<Graph> {
-  if (!(await queries.findWorkflow(tx, projectId, workflowId, { lock: true }))) throw notFound('Workflow');
+  if (!(await queries.findWorkflow(tx, projectId, workflowId, { lock: 'edit' }))) throw notFound('Workflow');
   const rows = await queries.findSteps(tx, projectId, [workflowId]);
   const edges = (await queries.findTransitions(tx, projectId, [workflowId])).map(toEdge);
   return { rows, edges, steps: new Map(rows.map((row) => [row.id, { id: row.id, type: row.type, config: row.config }])) };

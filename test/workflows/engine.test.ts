@@ -152,13 +152,18 @@ describe('the workflow engine: triggered executions run their steps in the backg
 
   test('re-entry: allowReentry false admits a contact once ever; true admits again only when none is RUNNING or WAITING', async () => {
     const project = await createProject(server.url);
-    const once = await buildWorkflow(project.api, { eventName: 'ping' }, [{ type: 'UPDATE_CONTACT', config: { data: { pinged: true } } }]);
+    const once = await buildWorkflow(project.api, { eventName: 'ping' }, [{ type: 'UPDATE_CONTACT', config: { data: { pinged: true }, subscribed: false } }]);
     const again = await buildWorkflow(project.api, { eventName: 'ping', allowReentry: true }, [{ type: 'DELAY', config: { amount: 2, unit: 'seconds' } }]);
     await enable(project.api, once.id);
     await enable(project.api, again.id);
     const email = uniqueEmail('reentry');
     const contactId = (await track(project.publicApi, email, 'ping')).contact;
     await waitForExecution(project.api, once.id, contactId, ['COMPLETED']);
+    // UPDATE_CONTACT wrote through the data rules, and its change of `subscribed` emitted the event.
+    const contact = (await project.api.get(`/contacts/${contactId}`)).body;
+    assert.deepEqual([contact.subscribed, contact.data.pinged], [false, true]);
+    const events = await project.api.get(`/events?contactId=${contactId}&name=contact.unsubscribed`);
+    assert.equal(events.body.data.length, 1);
     await waitForExecution(project.api, again.id, contactId, ['WAITING']);
     // While `again` waits: a second ping enters neither.
     await track(project.publicApi, email, 'ping');
