@@ -97,6 +97,8 @@ function hop(url: URL, request: WebhookRequest, allowPrivate: boolean, signal: A
       };
       res.on('end', finish);
       res.on('error', (error) => (kept >= KEPT_BODY_BYTES ? undefined : reject(error)));
+      // Closed before its end (the timeout, a reset): a no-op once the answer was taken.
+      res.on('close', () => reject(new WebhookError('The connection closed before the answer was complete.')));
     });
     req.on('error', reject);
     req.end(request.body);
