@@ -50,18 +50,20 @@ describe('a worker killed mid-batch neither loses nor duplicates a message (cont
     await dns.close();
   });
 
-  test('SIGKILL while delivering 120 messages, then restart: each recipient gets at most one; all but the in-flight ones are DELIVERED', async () => {
-    const environment = await prepareEnvironment({ DNS_SERVERS: dns.address, SMTP_URL: relay.url });
+  test('SIGKILL while delivering more messages than a worker holds in flight, then restart: each recipient gets at most one; all but the in-flight ones are DELIVERED', async () => {
+    // Hundreds of records are polled one by one below: above the default rate limit.
+    const environment = await prepareEnvironment({ DNS_SERVERS: dns.address, SMTP_URL: relay.url, RATE_LIMIT_PER_MINUTE: '100000' });
     cleanup = environment.cleanup;
     server = await spawnServer(environment.env);
     const project = await createProject(server.url);
     const domain = await verifiedDomain(project, dns);
-    const recipients = Array.from({ length: 120 }, () => uniqueEmail('crash'));
-    // Three requests of 40 (the per-request limit is 50), queued together before delivery starts.
+    const recipients = Array.from({ length: MAX_IN_FLIGHT + 100 }, () => uniqueEmail('crash'));
+    // Requests of 50 (the per-request limit), queued together before delivery gets far.
     const ids: string[] = [];
-    const sends = [0, 40, 80].map((start) =>
-      project.api.post('/v1/send', { to: recipients.slice(start, start + 40), from: `a@${domain.domain}`, subject: 'Once', body: '<p>once</p>' }),
-    );
+    const sends = [];
+    for (let start = 0; start < recipients.length; start += 50) {
+      sends.push(project.api.post('/v1/send', { to: recipients.slice(start, start + 50), from: `a@${domain.domain}`, subject: 'Once', body: '<p>once</p>' }));
+    }
     for (const res of await Promise.all(sends)) {
       assert.equal(res.status, 200, res.text);
       ids.push(...res.body.data.emails.map((e: { email: string }) => e.email));
@@ -87,7 +89,7 @@ describe('a worker killed mid-batch neither loses nor duplicates a message (cont
         const record = await api.get(`/emails/${id}`);
         if (['DELIVERED', 'FAILED'].includes(record.body.status)) settled.set(id, record.body);
       }
-      await new Promise((resolve) => setTimeout(resolve, 500));
+      await new Promise((resolve) => setTimeout(resolve, 1000));
     }
 
     let interrupted = 0;
