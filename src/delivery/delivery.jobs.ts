@@ -1,8 +1,10 @@
+import type { Logger } from 'pino';
 import type { Queryable } from '../db/index.ts';
 import type { Deps } from '../deps.ts';
 import type { JobDefinition, JobQueue } from '../jobs/queue.ts';
 import { nextDueAt } from './delivery.queries.ts';
 import { deliverDue } from './delivery.service.ts';
+import { trailingWaker } from '../jobs/waker.ts';
 import { Throttle } from './throttle.ts';
 import { type Transport, transportFor } from './transport.ts';
 
@@ -47,6 +49,19 @@ class SharedTransport {
  */
 export async function enqueueDelivery(queue: JobQueue, tx?: Queryable): Promise<void> {
   await queue.send(DELIVERY_JOB, {}, { singletonKey: 'now', ...(tx ? { tx } : {}) });
+}
+
+const WAKE_INTERVAL_MS = 100;
+const wakers = new WeakMap<JobQueue, () => void>();
+
+/**
+ * Queues a delivery run after a write that committed records (/v1/send): at most one wake-up per
+ * 100 ms per process, never one per request (src/jobs/waker.ts). Call it after the commit.
+ */
+export function wakeDelivery(queue: JobQueue, log: Logger): void {
+  let wake = wakers.get(queue);
+  if (!wake) wakers.set(queue, (wake = trailingWaker(() => enqueueDelivery(queue), WAKE_INTERVAL_MS, (error) => log.warn({ err: error }, 'could not wake delivery'))));
+  wake();
 }
 
 /** A run at `at` (a retry's backoff or a lease's end), one queued job per second at most. */

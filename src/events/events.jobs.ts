@@ -1,5 +1,6 @@
 import type { Deps } from '../deps.ts';
 import type { JobDefinition, JobQueue } from '../jobs/queue.ts';
+import { trailingWaker } from '../jobs/waker.ts';
 import { claimDispatch, deleteDispatched } from './events.queries.ts';
 import { eventSubscribers } from './events.registry.ts';
 import { EVENTS_DISPATCH_JOB } from './events.service.ts';
@@ -21,18 +22,9 @@ export async function wakeDispatcher(queue: JobQueue): Promise<void> {
   await queue.send(EVENTS_DISPATCH_JOB, {}, { singletonKey: 'now' });
 }
 
-/**
- * Wake-ups for one process's writers, sent after their write committed (a drain that ran before
- * the commit would not see the rows), at most every WAKE_INTERVAL_MS. A skipped or lost wake-up
- * only delays: the drain's tick picks the rows up within seconds.
- */
+/** The drain's wake-ups for one process's writers, sent after their write committed (src/jobs/waker.ts). */
 export function dispatchWaker(deps: Pick<Deps, 'queue' | 'log'>): () => void {
-  let last = 0;
-  return () => {
-    if (Date.now() - last < WAKE_INTERVAL_MS) return;
-    last = Date.now();
-    wakeDispatcher(deps.queue).catch((error) => deps.log.warn({ err: error }, 'could not wake the event dispatcher'));
-  };
+  return trailingWaker(() => wakeDispatcher(deps.queue), WAKE_INTERVAL_MS, (error) => deps.log.warn({ err: error }, 'could not wake the event dispatcher'));
 }
 
 /**

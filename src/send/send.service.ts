@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { assertBillingAllows } from '../billing/billing.guard.ts';
 import { upsertContactByEmail } from '../contacts/contacts.queries.ts';
 import { splitContactData } from '../contacts/data-rules.ts';
-import { enqueueDelivery } from '../delivery/delivery.jobs.ts';
+import { wakeDelivery } from '../delivery/delivery.jobs.ts';
 import { recipientLinks } from '../delivery/seams.ts';
 import type { Deps } from '../deps.ts';
 import { assertSenderAllowed, signingKeyFor } from '../domains/domains.service.ts';
@@ -69,8 +69,8 @@ function decodeAttachments(attachments: AttachmentInput[]): { items: NewAttachme
 /**
  * POST /v1/send (api.md; contract §6). Each recipient in order: its own contact upsert (new →
  * unsubscribed unless `subscribed` is given; a change emits the subscription event) and its own
- * rendered record. Everything is written in one transaction that also enqueues delivery: the request
- * never talks to SMTP. Suppressed addresses, and unsubscribed contacts of MARKETING mail, get a
+ * rendered record. Everything is written in one transaction, and the delivery worker is woken once it
+ * committed: the request never talks to SMTP. Suppressed addresses, and unsubscribed contacts of MARKETING mail, get a
  * SUPPRESSED record, an email.suppressed event, and no message.
  */
 export async function sendEmails(deps: Deps, projectId: string, input: SendInput): Promise<SendResult> {
@@ -82,7 +82,7 @@ export async function sendEmails(deps: Deps, projectId: string, input: SendInput
   const attachments = decodeAttachments(input.attachments ?? []);
   const recipients = input.to;
 
-  return deps.db.transaction(async (tx) => {
+  const sent = await deps.db.transaction(async (tx) => {
     const suppressed = await findSuppressed(tx, projectId, recipients.map((r) => r.email));
     const records: NewEmail[] = [];
     const events: EventInput[] = [];
@@ -134,7 +134,9 @@ export async function sendEmails(deps: Deps, projectId: string, input: SendInput
     const queued = records.filter((record) => record.status === 'QUEUED').map((record) => record.id);
     await insertAttachments(tx, projectId, queued, attachments.items);
     await recordEvents(tx, deps.queue, projectId, events);
-    if (queued.length) await enqueueDelivery(deps.queue, tx);
-    return { emails: answer, timestamp: new Date().toISOString() };
+    return { emails: answer, timestamp: new Date().toISOString(), queued: queued.length };
   });
+  // After the commit, so the run finds the records; one wake-up serves a burst of sends.
+  if (sent.queued) wakeDelivery(deps.queue, deps.log);
+  return { emails: sent.emails, timestamp: sent.timestamp };
 }
