@@ -1,4 +1,5 @@
 import type { Queryable } from '../db/index.ts';
+import { prefixPattern } from '../db/like.ts';
 import { cursorTimestampSql } from '../events/cursor.ts';
 
 /** A type filter: one event name, or every name of a family (`email.*`). */
@@ -15,7 +16,6 @@ export type ActivityRow = {
 };
 
 // LIKE's own wildcards in a family name are matched literally.
-const likePrefix = (prefix: string) => `${prefix.replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
 
 function filters(projectId: string, query: { type?: TypeFilter; contactId?: string }) {
   const where = ['e.project_id = $1'];
@@ -24,7 +24,7 @@ function filters(projectId: string, query: { type?: TypeFilter; contactId?: stri
     params.push(query.type.exact);
     where.push(`e.name = $${params.length}`);
   } else if (query.type) {
-    params.push(likePrefix(query.type.prefix));
+    params.push(prefixPattern(query.type.prefix));
     where.push(`e.name LIKE $${params.length}`);
   }
   if (query.contactId) {
@@ -73,7 +73,7 @@ export async function countActivityFromRollup(db: Queryable, projectId: string, 
     params.push(type.exact);
     filter = `AND t.name = $2`;
   } else if (type) {
-    params.push(likePrefix(type.prefix));
+    params.push(prefixPattern(type.prefix));
     filter = `AND t.name LIKE $2`;
   }
   const rows = await db.query<{ total: number }>(

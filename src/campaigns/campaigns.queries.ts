@@ -1,4 +1,5 @@
 import type { Queryable } from '../db/index.ts';
+import { containsPattern } from '../db/like.ts';
 import type { AudienceType, CampaignRow, CampaignStatus, CampaignType } from './campaigns.schemas.ts';
 
 /** Column values of a campaign write (create and PUT replace the same set). */
@@ -153,7 +154,6 @@ export type CampaignFilters = { status?: CampaignStatus; search?: string };
 // Sort keys as SQL, from a closed set (never from the request text).
 const ORDER_BY: Record<CampaignSort, string> = { name: 'lower(name) COLLATE "C"', createdAt: 'created_at', updatedAt: 'updated_at' };
 
-const containsPattern = (text: string) => `%${text.replace(/[\\%_]/g, '\\$&')}%`;
 
 function where(projectId: string, filters: CampaignFilters): { sql: string; params: unknown[] } {
   return {

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { offsetPageFields, sortFields } from '../http/offset-pagination.ts';
 
 export const CAMPAIGN_TYPES = ['TRANSACTIONAL', 'MARKETING', 'HEADLESS'] as const;
 export const CAMPAIGN_STATUSES = ['DRAFT', 'SCHEDULED', 'SENDING', 'SENT', 'CANCELLED'] as const;
@@ -144,15 +145,12 @@ export const sendCampaignBody = z.object({ scheduledFor: z.unknown().optional().
 
 export const testCampaignBody = z.object({ email });
 
-export const DEFAULT_PAGE_SIZE = 20;
-export const MAX_PAGE_SIZE = 100;
+export { DEFAULT_PAGE_SIZE, MAX_PAGE_SIZE } from '../http/offset-pagination.ts';
 
 /** api.md Conventions, offset pagination; an unknown status is a 400 (querystring validation). */
 export const listCampaignsQuery = z.object({
-  page: z.coerce.number().int().min(1).max(1_000_000).optional(),
-  pageSize: z.coerce.number().int().min(1).optional().describe(`default ${DEFAULT_PAGE_SIZE}; values above ${MAX_PAGE_SIZE} are clamped`),
-  sort: z.string().optional().describe('name, createdAt (default; unknown values fall back to it) or updatedAt'),
-  dir: z.string().optional().describe('asc or desc (default; unknown values fall back to it)'),
+  ...offsetPageFields,
+  ...sortFields,
   status: z.enum(CAMPAIGN_STATUSES).optional(),
   search: z.string().max(200).optional().describe('case-insensitive substring of name, subject or sender address'),
 });

@@ -1,4 +1,5 @@
 import type { Queryable } from '../db/index.ts';
+import { containsPattern } from '../db/like.ts';
 import { cursorTimestampSql } from '../events/cursor.ts';
 import type { ContactRow } from './contacts.schemas.ts';
 
@@ -150,7 +151,7 @@ function contactFilters(projectId: string, query: Pick<ContactListQuery, 'search
   const params: unknown[] = [projectId];
   if (query.search) {
     // Emails are stored lower-cased, so a lower-cased LIKE is the case-insensitive substring match.
-    params.push(`%${query.search.toLowerCase().replace(/[\\%_]/g, (c) => `\\${c}`)}%`);
+    params.push(containsPattern(query.search.toLowerCase()));
     where.push(`email LIKE $${params.length}`);
   }
   if (query.subscribed !== undefined) {

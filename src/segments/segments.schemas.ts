@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { offsetPageFields } from '../http/offset-pagination.ts';
 import { type ConditionTree, conditionTreeSchema } from '../conditions/index.ts';
 import { contactSchema } from '../contacts/contacts.schemas.ts';
 
@@ -10,8 +11,7 @@ export const MAX_NAME = 100;
 export const MAX_DESCRIPTION = 500;
 /** contract §10: emails per members call. */
 export const MAX_MEMBER_EMAILS = 1000;
-export const DEFAULT_PAGE_SIZE = 20;
-export const MAX_PAGE_SIZE = 100;
+export { DEFAULT_PAGE_SIZE, MAX_PAGE_SIZE } from '../http/offset-pagination.ts';
 
 /** A segments row as the queries select it. */
 export type SegmentRow = {
@@ -85,8 +85,7 @@ export type SegmentInput = z.infer<typeof segmentInput>;
 export const segmentIdParams = z.object({ id: z.uuid() });
 
 export const segmentContactsQuery = z.object({
-  page: z.coerce.number().int().min(1).max(1_000_000).optional(),
-  pageSize: z.coerce.number().int().min(1).optional().describe(`default ${DEFAULT_PAGE_SIZE}; values above ${MAX_PAGE_SIZE} are clamped`),
+  ...offsetPageFields,
 });
 
 export const segmentContactsPage = z.object({

@@ -1,4 +1,5 @@
 import type { Queryable } from '../db/index.ts';
+import { containsPattern } from '../db/like.ts';
 import type { TemplateRow, TemplateType } from './templates.schemas.ts';
 
 /** Column values of a template write; `undefined` leaves a column unchanged on update. */
@@ -90,8 +91,6 @@ const ORDER_BY: Record<TemplateSort, string> = {
   updatedAt: 'updated_at',
 };
 
-/** `search` as an ILIKE pattern matching the text anywhere, with LIKE's wildcards escaped. */
-const containsPattern = (text: string) => `%${text.replace(/[\\%_]/g, '\\$&')}%`;
 
 function where(projectId: string, filters: TemplateFilters): { sql: string; params: unknown[] } {
   return {

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { offsetPageFields, sortFields } from '../http/offset-pagination.ts';
 
 export const TEMPLATE_TYPES = ['TRANSACTIONAL', 'MARKETING', 'HEADLESS'] as const;
 export type TemplateType = (typeof TEMPLATE_TYPES)[number];
@@ -96,16 +97,13 @@ export type TemplateInput = z.infer<typeof templateBody>;
 
 export const templateIdParams = z.object({ id: z.uuid() });
 
-export const DEFAULT_PAGE_SIZE = 20;
-/** api.md leaves the maximum pageSize open for templates and campaigns: 100, like every list. */
-export const MAX_PAGE_SIZE = 100;
+// api.md leaves the maximum pageSize open for templates and campaigns: 100, like every list.
+export { DEFAULT_PAGE_SIZE, MAX_PAGE_SIZE } from '../http/offset-pagination.ts';
 
 /** api.md Conventions, offset pagination; unknown sort → createdAt, unknown dir → desc. */
 export const listTemplatesQuery = z.object({
-  page: z.coerce.number().int().min(1).max(1_000_000).optional(),
-  pageSize: z.coerce.number().int().min(1).optional().describe(`default ${DEFAULT_PAGE_SIZE}; values above ${MAX_PAGE_SIZE} are clamped`),
-  sort: z.string().optional().describe('name, createdAt (default; unknown values fall back to it) or updatedAt'),
-  dir: z.string().optional().describe('asc or desc (default; unknown values fall back to it)'),
+  ...offsetPageFields,
+  ...sortFields,
   type: z.enum(TEMPLATE_TYPES).optional(),
   search: z.string().max(200).optional().describe('case-insensitive substring of name, description or subject'),
 });
