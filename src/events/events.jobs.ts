@@ -1,7 +1,7 @@
 import type { Deps } from '../deps.ts';
 import type { JobDefinition, JobQueue } from '../jobs/queue.ts';
 import { trailingWaker } from '../jobs/waker.ts';
-import { claimDispatch, deleteDispatched } from './events.queries.ts';
+import { claimDispatch, deleteDispatched, type DispatchRow } from './events.queries.ts';
 import { eventSubscribers } from './events.registry.ts';
 import { EVENTS_DISPATCH_JOB } from './events.service.ts';
 
@@ -51,13 +51,18 @@ async function drain(deps: Deps): Promise<boolean> {
   const started = Date.now();
   for (;;) {
     const rows = await claimDispatch(deps.db, CLAIM, LEASE_SECONDS);
+    // One hand-over per project for all its claimed rows: a subscriber's work (a transaction per
+    // call for workflow triggers) is per call, not per event.
+    const byProject = new Map<string, DispatchRow[]>();
+    for (const row of rows) byProject.set(row.project_id, [...(byProject.get(row.project_id) ?? []), row]);
     const done: number[] = [];
-    for (const row of rows) {
+    for (const [projectId, projectRows] of byProject) {
+      const eventIds = projectRows.flatMap((row) => row.event_ids);
       try {
-        for (const subscriber of subscribers) await subscriber({ projectId: row.project_id, eventIds: row.event_ids });
-        done.push(row.id);
+        for (const subscriber of subscribers) await subscriber({ projectId, eventIds });
+        done.push(...projectRows.map((row) => row.id));
       } catch (error) {
-        deps.log.error({ err: error, projectId: row.project_id }, 'an event subscriber failed; the events are dispatched again later');
+        deps.log.error({ err: error, projectId }, 'an event subscriber failed; the events are dispatched again later');
       }
     }
     await deleteDispatched(deps.db, done);
