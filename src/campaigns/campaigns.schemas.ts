@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { offsetPageFields, sortFields } from '../http/offset-pagination.ts';
+import { offsetPage, offsetPageFields, sortFields } from '../http/offset-pagination.ts';
 
 export const CAMPAIGN_TYPES = ['TRANSACTIONAL', 'MARKETING', 'HEADLESS'] as const;
 export const CAMPAIGN_STATUSES = ['DRAFT', 'SCHEDULED', 'SENDING', 'SENT', 'CANCELLED'] as const;
@@ -156,13 +156,7 @@ export const listCampaignsQuery = z.object({
 });
 export type ListCampaignsInput = z.infer<typeof listCampaignsQuery>;
 
-export const campaignPage = z.object({
-  data: z.array(campaignSchema),
-  page: z.number().int(),
-  pageSize: z.number().int(),
-  total: z.number().int(),
-  totalPages: z.number().int(),
-});
+export const campaignPage = offsetPage(campaignSchema);
 export type CampaignPage = z.infer<typeof campaignPage>;
 
 export const campaignEnvelope = z.object({ success: z.literal(true), data: campaignSchema, message: z.string().optional() });

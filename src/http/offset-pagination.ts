@@ -15,3 +15,13 @@ export const sortFields = {
   sort: z.string().optional().describe('name, createdAt (default; unknown values fall back to it) or updatedAt'),
   dir: z.string().optional().describe('asc or desc (default; unknown values fall back to it)'),
 };
+
+/** api.md Conventions: an offset-paginated list's answer, `{ data, page, pageSize, total, totalPages }`. */
+export const offsetPage = <T extends z.ZodType>(item: T) =>
+  z.object({
+    data: z.array(item),
+    page: z.number().int(),
+    pageSize: z.number().int(),
+    total: z.number().int(),
+    totalPages: z.number().int(),
+  });

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { offsetPageFields, sortFields } from '../http/offset-pagination.ts';
+import { offsetPage, offsetPageFields, sortFields } from '../http/offset-pagination.ts';
 
 export const TEMPLATE_TYPES = ['TRANSACTIONAL', 'MARKETING', 'HEADLESS'] as const;
 export type TemplateType = (typeof TEMPLATE_TYPES)[number];
@@ -109,13 +109,7 @@ export const listTemplatesQuery = z.object({
 });
 export type ListTemplatesInput = z.infer<typeof listTemplatesQuery>;
 
-export const templatePage = z.object({
-  data: z.array(templateSchema),
-  total: z.number().int(),
-  page: z.number().int(),
-  pageSize: z.number().int(),
-  totalPages: z.number().int(),
-});
+export const templatePage = offsetPage(templateSchema);
 export type TemplatePage = z.infer<typeof templatePage>;
 
 export const duplicatedTemplate = z.object({ id: z.uuid() });
