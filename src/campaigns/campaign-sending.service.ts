@@ -114,7 +114,7 @@ async function fixAudience(deps: Deps, tx: Queryable, row: CampaignRow): Promise
       emailId: record.id,
       data: { emailId: record.id, reason: 'suppressed', campaignId: row.id, ...(row.template_id ? { templateId: row.template_id } : {}) },
     }));
-  await recordEvents(tx, deps.queue, projectId, events);
+  await recordEvents(tx, projectId, events);
   if (total > suppressed.length) await enqueueDelivery(deps.queue, tx);
   await kickProgress(deps.queue, tx);
 }

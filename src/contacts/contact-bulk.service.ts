@@ -101,7 +101,7 @@ export async function runBulkJob(deps: BulkDeps, { projectId, jobId }: BulkJobDa
       const rows = await setSubscribed(tx, projectId, job.contactIds, subscribed);
       found = rows.map((row) => row.id);
       const flipped = rows.filter((row) => row.subscriptionChanged);
-      await recordEvents(tx, deps.queue, projectId, flipped.map((row) => ({ contactId: row.id, name: subscriptionEventName(subscribed) })));
+      await recordEvents(tx, projectId, flipped.map((row) => ({ contactId: row.id, name: subscriptionEventName(subscribed) })));
     }
     const foundSet = new Set(found);
     const missing = job.contactIds.filter((id) => !foundSet.has(id));

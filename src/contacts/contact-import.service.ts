@@ -84,7 +84,7 @@ async function writeBatch(deps: ImportDeps, data: ImportJobData, batch: Batch) {
     const rows = [...batch.rows.values()];
     const upserted = rows.length ? await upsertContacts(tx, data.projectId, rows) : [];
     const flipped = upserted.filter((contact) => contact.was !== null && contact.was !== contact.subscribed);
-    await recordEvents(tx, deps.queue, data.projectId, flipped.map((contact) => ({ contactId: contact.id, name: subscriptionEventName(contact.subscribed) })));
+    await recordEvents(tx, data.projectId, flipped.map((contact) => ({ contactId: contact.id, name: subscriptionEventName(contact.subscribed) })));
     await addProgress(tx, data.projectId, data.jobId, { processed: batch.processed, succeeded: batch.succeeded, failed: batch.errors.length, errors: batch.errors });
   });
 }

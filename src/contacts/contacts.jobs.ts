@@ -22,7 +22,7 @@ export function contactsJobs(deps: Deps): JobDefinition<any>[] {
       for (const [projectId, ids] of byProject) {
         await deps.db.transaction(async (tx) => {
           const ended = await endDueSnoozes(tx, projectId, ids);
-          await recordEvents(tx, deps.queue, projectId, ended.map((row) => ({ contactId: row.id, name: 'contact.subscribed' })));
+          await recordEvents(tx, projectId, ended.map((row) => ({ contactId: row.id, name: 'contact.subscribed' })));
         });
       }
     },

@@ -21,7 +21,7 @@ export const normaliseEmail = (email: string) => email.trim().toLowerCase();
  */
 export async function emitSubscriptionChange(tx: Queryable, deps: Pick<Deps, 'queue'>, projectId: string, written: queries.WrittenContact): Promise<string | undefined> {
   if (written.is_new || written.was_subscribed === null || written.was_subscribed === written.subscribed) return undefined;
-  const [id] = await recordEvents(tx, deps.queue, projectId, [{ contactId: written.id, name: subscriptionEventName(written.subscribed) }]);
+  const [id] = await recordEvents(tx, projectId, [{ contactId: written.id, name: subscriptionEventName(written.subscribed) }]);
   return id;
 }
 

@@ -177,7 +177,7 @@ async function finish(context: RunContext, settlements: Settlement[]): Promise<v
       const unsubscribed = await suppressBounced(tx, projectId, bounced.map((row) => ({ email: row.to_address, contactId: row.contact_id })));
       const events: EventInput[] = unsubscribed.map((contactId) => ({ contactId, name: 'contact.unsubscribed' }));
       for (const row of rows) events.push(...eventsFor(row));
-      await recordEvents(tx, deps.queue, projectId, events);
+      await recordEvents(tx, projectId, events);
     }
   });
 }

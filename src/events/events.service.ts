@@ -3,7 +3,6 @@ import type { Queryable } from '../db/index.ts';
 import { RESERVED_DATA_KEYS, splitContactData } from '../contacts/data-rules.ts';
 import type { Deps } from '../deps.ts';
 import { badRequest, notFound } from '../http/errors.ts';
-import type { JobQueue } from '../jobs/queue.ts';
 import { DEFAULT_PAGE_SIZE, decodeCursor, encodeCursor, isCursorTimestamp, MAX_PAGE_SIZE, type Page } from './cursor.ts';
 import * as queries from './events.queries.ts';
 import { type EventRow, insertEvents } from './events.queries.ts';
@@ -14,17 +13,15 @@ import type { EventItem } from './events.schemas.ts';
 export { onEventsRecorded } from './events.registry.ts';
 
 export const EVENTS_DISPATCH_JOB = 'events.dispatch';
-export type EventsDispatchData = { projectId: string; eventIds: string[] };
 
 export type EventInput = { contactId: string; name: string; data?: Record<string, unknown>; emailId?: string | null };
 
 /**
  * Inserts events and hands them to the worker (never runs triggers in the request): with
  * subscribers (events.registry.ts), one event_dispatch row in the same transaction, which the
- * worker's events.dispatch job drains. `queue` is unused since the dispatch table replaced a queue
- * job per call; it stays in the signature its many callers share.
+ * worker's events.dispatch job drains.
  */
-export async function recordEvents(tx: Queryable, _queue: JobQueue, projectId: string, events: EventInput[]): Promise<string[]> {
+export async function recordEvents(tx: Queryable, projectId: string, events: EventInput[]): Promise<string[]> {
   if (events.length === 0) return [];
   const rows = events.map((event) => ({
     id: randomUUID(),

@@ -31,7 +31,7 @@ export async function trackOpen(deps: LinkDeps, token: string, options: { record
     // A deleted contact keeps its email records (contact_id NULL) but can hold no events.
     if (!opened?.contact_id) return;
     const data = { emailId, firstOpen: opened.first_open, ...sourceData(opened) };
-    await recordEvents(tx, deps.queue, projectId, [{ contactId: opened.contact_id, name: 'email.opened', emailId, data }]);
+    await recordEvents(tx, projectId, [{ contactId: opened.contact_id, name: 'email.opened', emailId, data }]);
   });
 }
 
@@ -50,7 +50,7 @@ export async function trackClick(deps: LinkDeps, token: string, options: { recor
     if (!clicked) return null;
     if (clicked.contact_id) {
       const data = { emailId, url: clicked.url, ...sourceData(clicked) };
-      await recordEvents(tx, deps.queue, projectId, [{ contactId: clicked.contact_id, name: 'email.clicked', emailId, data }]);
+      await recordEvents(tx, projectId, [{ contactId: clicked.contact_id, name: 'email.clicked', emailId, data }]);
     }
     return clicked.url;
   });
@@ -111,7 +111,7 @@ export async function changeSubscription(deps: LinkDeps, purpose: 'unsubscribe' 
     if (written.was_subscribed !== subscribed) {
       const emailId = written.email_found ? link.emailId : undefined;
       const event: EventInput = { contactId, name: subscriptionEventName(subscribed), emailId, data: emailId ? { emailId, ...sourceData(written) } : {} };
-      await recordEvents(tx, deps.queue, projectId, [event]);
+      await recordEvents(tx, projectId, [event]);
     }
     return written;
   });

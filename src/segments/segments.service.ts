@@ -263,7 +263,7 @@ export async function computeSegment(deps: SegmentDeps, projectId: string, id: s
       for (const [ids, suffix] of [[diff.entered, 'entry'], [diff.exited, 'exit']] as const) {
         for (let start = 0; start < ids.length; start += EVENT_CHUNK) {
           const chunk = ids.slice(start, start + EVENT_CHUNK).map((contactId) => ({ contactId, name: `segment.${slug}.${suffix}`, data }));
-          await recordEvents(tx, deps.queue, projectId, chunk);
+          await recordEvents(tx, projectId, chunk);
         }
       }
       await queries.saveMemberCount(tx, projectId, segment.id, diff.total);

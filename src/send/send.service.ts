@@ -133,7 +133,7 @@ export async function sendEmails(deps: Deps, projectId: string, input: SendInput
     await insertEmails(tx, projectId, records);
     const queued = records.filter((record) => record.status === 'QUEUED').map((record) => record.id);
     await insertAttachments(tx, projectId, queued, attachments.items);
-    await recordEvents(tx, deps.queue, projectId, events);
+    await recordEvents(tx, projectId, events);
     return { emails: answer, timestamp: new Date().toISOString(), queued: queued.length };
   });
   // After the commit, so the run finds the records; one wake-up serves a burst of sends.

@@ -3,13 +3,12 @@ import type { Queryable } from '../db/index.ts';
 import type { Deps } from '../deps.ts';
 import { type EventInput, recordEvents } from '../events/events.service.ts';
 import { AppError, badRequest } from '../http/errors.ts';
-import type { JobQueue } from '../jobs/queue.ts';
 import { snsUrl } from './sns.client.ts';
 import { signatureValid } from './sns.signature.ts';
 import { applyOutcome, findEmails, markProcessed, type MatchedEmail, suppress, unsubscribeContacts } from './webhooks.queries.ts';
 import { type SesMessage, type SnsEnvelope, sesMessage, snsEnvelope } from './webhooks.schemas.ts';
 
-type WebhookDeps = Pick<Deps, 'db' | 'queue' | 'sns'>;
+type WebhookDeps = Pick<Deps, 'db' | 'sns'>;
 export type WebhookResult = { received: true; result: string };
 
 const invalidSignature = (message: string) => new AppError('INVALID_SIGNATURE', { message });
@@ -98,7 +97,7 @@ async function applyNotification(deps: WebhookDeps, envelope: SnsEnvelope, log: 
   }
   return deps.db.transaction(async (tx) => {
     if (!(await markProcessed(tx, envelope.MessageId))) return 'duplicate';
-    const matched = await applySes(tx, deps.queue, outcome, message);
+    const matched = await applySes(tx, outcome, message);
     if (matched === 0) {
       log.info({ messageId: messageIds[0], snsMessageId: envelope.MessageId }, 'SES notification ignored: no email record with this Message-ID');
       return 'ignored';
@@ -108,7 +107,7 @@ async function applyNotification(deps: WebhookDeps, envelope: SnsEnvelope, log: 
 }
 
 /** Applies one outcome to the matching records, their contacts and suppression lists; the number matched. */
-async function applySes(tx: Queryable, queue: JobQueue, outcome: 'bounce' | 'complaint' | 'delivery', message: SesMessage): Promise<number> {
+async function applySes(tx: Queryable, outcome: 'bounce' | 'complaint' | 'delivery', message: SesMessage): Promise<number> {
   const messageIds = messageIdsOf(message);
   const bounce = message.bounce;
   // Undetermined bounces are treated like transient ones: SES does not say the address is dead.
@@ -149,7 +148,7 @@ async function applySes(tx: Queryable, queue: JobQueue, outcome: 'bounce' | 'com
     }
   }
   for (const projectId of new Set(events.map((e) => e.projectId))) {
-    await recordEvents(tx, queue, projectId, events.filter((e) => e.projectId === projectId).map(({ projectId: _, ...event }) => event));
+    await recordEvents(tx, projectId, events.filter((e) => e.projectId === projectId).map(({ projectId: _, ...event }) => event));
   }
   return emails.length;
 }

@@ -58,7 +58,7 @@ async function stepTransaction(deps: Deps, run: RunContext, timers: Timers, grap
       outcomes.push(outcomeOf(c, walk));
     }
     // The email records first: a record's step output (its status) is final once they are written.
-    await writeEmails(tx, deps.queue, effects.emails);
+    await writeEmails(tx, effects.emails);
     await saveProgress(tx, progress);
     for (const seconds of wakes) await timers.wake(seconds, tx);
     if (effects.emails.some((email) => email.record.status === 'QUEUED')) await enqueueDelivery(deps.queue, tx);

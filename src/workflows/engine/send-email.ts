@@ -5,7 +5,6 @@ import { assertSenderAllowed } from '../../domains/domains.service.ts';
 import { findSuppressed, insertEmails, type NewEmail } from '../../emails/emails.queries.ts';
 import type { Queryable } from '../../db/index.ts';
 import { type EventInput, recordEvents } from '../../events/events.service.ts';
-import type { JobQueue } from '../../jobs/queue.ts';
 import { recipientVariables, render } from '../../rendering/render.ts';
 import { SUPPRESSION_REASONS } from '../../send/send.service.ts';
 import type { SendEmailConfig } from '../step-configs.ts';
@@ -70,12 +69,12 @@ export async function sendEmail(env: StepEnv, config: SendEmailConfig): Promise<
 }
 
 /** Writes the email records of a transaction's SEND_EMAIL steps: per project one insert and the email.suppressed events. */
-export async function writeEmails(tx: Queryable, queue: JobQueue, emails: PendingEmail[]): Promise<void> {
+export async function writeEmails(tx: Queryable, emails: PendingEmail[]): Promise<void> {
   const byProject = new Map<string, PendingEmail[]>();
   for (const email of emails) byProject.set(email.projectId, [...(byProject.get(email.projectId) ?? []), email]);
   for (const [projectId, pending] of byProject) {
     await insertEmails(tx, projectId, pending.map((p) => p.record));
     const events = pending.flatMap((p) => (p.event ? [p.event] : []));
-    await recordEvents(tx, queue, projectId, events);
+    await recordEvents(tx, projectId, events);
   }
 }
