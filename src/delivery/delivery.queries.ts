@@ -28,26 +28,38 @@ export type ClaimRef = { project_id: string; id: string; attempts: number };
 
 const refsJson = (refs: ClaimRef[]) => JSON.stringify(refs.map((r) => ({ project_id: r.project_id, id: r.id, attempts: r.attempts })));
 
+/** A record about to be handed over, with what is written on it at the hand-off. */
+export type HandingRef = ClaimRef & {
+  /** The subject it was rendered with at delivery (campaigns); null keeps the stored one. */
+  subject: string | null;
+  /** The URLs its click links lead to (links.md); null when it is not tracked. */
+  linkUrls: string[] | null;
+};
+
 /**
  * Committed before the hand-off of `handing` (contract §6: at most once per record): marks them
  * handed off, and renews the lease of every record still held in the batch. Returns the ids of
  * `handing` this worker still holds; a record not returned was taken over and must not be sent.
- * A record rendered at delivery (campaigns) keeps the subject it was sent with, written here rather
- * than by a statement of its own.
+ * The same statement writes what the message is sent with: the subject of a record rendered at
+ * delivery, so GET /emails/{id} shows what each recipient got, and the tracked URLs, so a click can
+ * never arrive before its list.
  */
-export async function markHandedOff(db: Queryable, handing: Array<ClaimRef & { subject?: string | null }>, held: ClaimRef[], leaseSeconds: number): Promise<Set<string>> {
+export async function markHandedOff(db: Queryable, handing: HandingRef[], held: ClaimRef[], leaseSeconds: number): Promise<Set<string>> {
   const handingIds = handing.map((r) => r.id);
-  const subjects = handing.filter((r) => r.subject != null).map((r) => ({ id: r.id, subject: r.subject }));
+  const written = handing
+    .filter((r) => r.subject !== null || r.linkUrls !== null)
+    .map((r) => ({ id: r.id, subject: r.subject, link_urls: r.linkUrls }));
   const rows = await db.query<{ id: string }>(
     `UPDATE emails AS e SET
        handed_off_at = CASE WHEN e.id = ANY($2::uuid[]) THEN now() ELSE e.handed_off_at END,
        next_attempt_at = now() + make_interval(secs => $3),
-       subject = coalesce(e.subject, s.subject)
+       subject = coalesce(e.subject, w.subject),
+       link_urls = coalesce(w.link_urls, e.link_urls)
      FROM jsonb_to_recordset($1::jsonb) AS c(project_id uuid, id uuid, attempts int)
-     LEFT JOIN jsonb_to_recordset($4::jsonb) AS s(id uuid, subject text) ON s.id = c.id
+     LEFT JOIN jsonb_to_recordset($4::jsonb) AS w(id uuid, subject text, link_urls jsonb) ON w.id = c.id
      WHERE e.project_id = c.project_id AND e.id = c.id AND e.attempts = c.attempts AND e.status = 'SENDING'
      RETURNING e.id`,
-    [refsJson(held), handingIds, leaseSeconds, JSON.stringify(subjects)],
+    [refsJson(held), handingIds, leaseSeconds, JSON.stringify(written)],
   );
   const kept = new Set(rows.map((row) => row.id));
   return new Set(handingIds.filter((id) => kept.has(id)));

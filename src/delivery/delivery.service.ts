@@ -5,7 +5,7 @@ import { type EventInput, recordEvents } from '../events/events.service.ts';
 import { fillDeferredContent } from './deferred-content.ts';
 import { type AttachmentRow, type ClaimRef, claimDue, loadAttachments, markHandedOff, type Settlement, type SettledRow, settle, suppressBounced } from './delivery.queries.ts';
 import { buildMessage, type DkimKey } from './mime.ts';
-import { type MessageUrls, saveMessageUrls, trackContent } from './seams.ts';
+import { type MessageUrls, trackContent } from './seams.ts';
 import type { Outcome, Transport } from './transport.ts';
 import type { Throttle } from './throttle.ts';
 
@@ -100,10 +100,9 @@ async function deliverChunk(context: RunContext, chunk: EmailRow[]): Promise<voi
   for (const failed of built.filter((b): b is { row: EmailRow; error: Error } => 'error' in b)) {
     settlements.push({ ...refOf(failed.row), status: 'FAILED', error: `The message could not be built: ${failed.error.message}` });
   }
-  // Stored before anything leaves, or a click on a link of a delivered message would be refused.
-  await saveMessageUrls(deps.db, ready.flatMap((b) => (b.urls ? [b.urls] : [])));
-  // Committed before anything leaves: from here on, these records are never handed over again by SMTP.
-  const handing = ready.map((b) => ({ ...refOf(b.row), subject: b.row.campaign_id ? b.row.subject : null }));
+  // Committed before anything leaves: from here on, these records are never handed over again by
+  // SMTP, and a click on a link of a delivered message finds its URL.
+  const handing = ready.map((b) => ({ ...refOf(b.row), subject: b.row.campaign_id ? b.row.subject : null, linkUrls: b.urls?.urls ?? null }));
   const held = await markHandedOff(deps.db, handing, ready.map((b) => refOf(b.row)), LEASE_SECONDS);
   const leaving = ready.filter((b) => held.has(b.row.id));
   // A chunk queues on the pool's connections, so a slow relay can hold it longer than one lease:

@@ -3,7 +3,7 @@
  * the template variables `unsubscribeUrl`, `subscribeUrl`, `manageUrl` at render time; the worker
  * calls `trackContent` just before a message is built (open pixel and click rewriting for
  * non-HEADLESS mail, List-Unsubscribe headers for MARKETING mail; contract §6) and stores the
- * messages' URLs with `saveMessageUrls` before they are handed over.
+ * messages' URLs on their records before they are handed over (markHandedOff).
  */
 export { type LinkContext, type OutgoingContent, prepareOutgoing, recipientLinks, trackContent } from '../links/outgoing.ts';
-export { type MessageUrls, saveMessageUrls } from '../links/links.queries.ts';
+export type { MessageUrls } from '../links/links.queries.ts';

@@ -3,18 +3,14 @@ import { type Queryable, queryOne } from '../db/index.ts';
 export type MessageUrls = { projectId: string; emailId: string; urls: string[] };
 
 /**
- * Stores the tracked URLs of instrumented messages, one statement for a whole batch. Re-rendering
- * a record (a retried delivery) replaces its list, which instrumentHtml rebuilds identically.
+ * Stores the tracked URLs of one instrumented message on its record (`emails.link_urls`).
+ * Re-rendering a record (a retried delivery) replaces its list, which instrumentHtml rebuilds
+ * identically. The delivery worker does not call this: its hand-off statement writes the lists of
+ * a whole chunk (markHandedOff).
  */
-export async function saveMessageUrls(db: Queryable, messages: MessageUrls[]): Promise<void> {
-  const rows = messages.filter((message) => message.urls.length > 0).map((message) => ({ project_id: message.projectId, email_id: message.emailId, urls: message.urls }));
-  if (rows.length === 0) return;
-  await db.query(
-    `INSERT INTO email_links (project_id, email_id, urls)
-     SELECT project_id, email_id, urls FROM jsonb_to_recordset($1::jsonb) AS m(project_id uuid, email_id uuid, urls jsonb)
-     ON CONFLICT (project_id, email_id) DO UPDATE SET urls = excluded.urls`,
-    [JSON.stringify(rows)],
-  );
+export async function saveMessageUrls(db: Queryable, message: MessageUrls): Promise<void> {
+  if (message.urls.length === 0) return;
+  await db.query('UPDATE emails SET link_urls = $3::jsonb WHERE project_id = $1 AND id = $2', [message.projectId, message.emailId, JSON.stringify(message.urls)]);
 }
 
 /** What an email.* event about a record carries beside emailId (contract §6). */
@@ -47,7 +43,7 @@ export async function recordOpen(db: Queryable, projectId: string, emailId: stri
 export async function recordClick(db: Queryable, projectId: string, emailId: string, index: number) {
   return queryOne<EmailSource & { url: string }>(
     db,
-    `WITH link AS (SELECT urls ->> $3::int AS url FROM email_links WHERE project_id = $1 AND email_id = $2)
+    `WITH link AS (SELECT link_urls ->> $3::int AS url FROM emails WHERE project_id = $1 AND id = $2)
      UPDATE emails e SET
        clicks = e.clicks + 1,
        clicked_at = coalesce(e.clicked_at, now()),
@@ -97,6 +93,6 @@ export async function setSubscriptionFromLink(db: Queryable, projectId: string, 
 
 /** The URL at `index` of the message's list without counting anything (HEAD requests of link scanners). */
 export async function findMessageUrl(db: Queryable, projectId: string, emailId: string, index: number) {
-  const row = await queryOne<{ url: string | null }>(db, 'SELECT urls ->> $3::int AS url FROM email_links WHERE project_id = $1 AND email_id = $2', [projectId, emailId, index]);
+  const row = await queryOne<{ url: string | null }>(db, 'SELECT link_urls ->> $3::int AS url FROM emails WHERE project_id = $1 AND id = $2', [projectId, emailId, index]);
   return row?.url ?? null;
 }

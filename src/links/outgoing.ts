@@ -32,8 +32,9 @@ export type TrackedContent = OutgoingContent & { urls: MessageUrls | null };
 
 /**
  * Tracking for every type but HEADLESS (sent exactly as rendered), and the RFC 8058 headers for
- * MARKETING mail (contract §6). Pure: the caller stores `urls` (saveMessageUrls, one statement for
- * many messages) before the message is handed to the transport, or its clicks would be refused.
+ * MARKETING mail (contract §6). Pure: the caller stores `urls` on the record (the delivery worker's
+ * hand-off statement, for a whole chunk) before the message is handed to the transport, or its
+ * clicks would be refused.
  * A List-Unsubscribe the sender set explicitly in the custom headers is kept.
  */
 export function trackContent(context: LinkContext, content: OutgoingContent): TrackedContent {
@@ -57,6 +58,6 @@ export function trackContent(context: LinkContext, content: OutgoingContent): Tr
 /** trackContent for one message, its URLs stored through `db` before this returns. */
 export async function prepareOutgoing(db: Queryable, context: LinkContext, content: OutgoingContent): Promise<OutgoingContent> {
   const { urls, ...outgoing } = trackContent(context, content);
-  if (urls) await saveMessageUrls(db, [urls]);
+  if (urls) await saveMessageUrls(db, urls);
   return outgoing;
 }
