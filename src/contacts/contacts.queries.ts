@@ -49,6 +49,53 @@ export async function upsertContactByEmail(db: Queryable, projectId: string, inp
   return rows[0]!;
 }
 
+/** One address of a many-contact upsert (upsertContactsByEmail). */
+export type ContactUpsertRow = { projectId: string; email: string; set: Record<string, unknown> };
+/** What a many-contact upsert returns per row, in the order given. */
+export type UpsertedContact = Pick<ContactRow, 'id' | 'email' | 'subscribed' | 'data'> & { is_new: boolean; was_subscribed: boolean | null };
+
+/**
+ * upsertContactByEmail for many addresses at once (group-committed /v1/send), one statement for
+ * rows sharing `subscribed` and `unset`, which are bound once rather than looked up per row (a
+ * correlated lookup in ON CONFLICT would cost rows²). At most one row per (project, email).
+ * Existing rows are locked first and inserts run in the same (project, email) order, so two such
+ * statements running at once lock in one order.
+ */
+export async function upsertContactsByEmail(
+  db: Queryable,
+  rows: ContactUpsertRow[],
+  shared: { subscribed: boolean | null; subscribedWhenNew: boolean; unset: string[] },
+): Promise<UpsertedContact[]> {
+  if (rows.length === 0) return [];
+  const input = rows.map((row, ord) => ({ ord, project_id: row.projectId, email: row.email, set: row.set }));
+  const written = await db.query<UpsertedContact & { ord: number }>(
+    `WITH input AS (
+       SELECT * FROM jsonb_to_recordset($1::jsonb) AS i(ord int, project_id uuid, email text, set jsonb)
+     ), old AS (
+       SELECT c.project_id, c.email, c.subscribed FROM contacts c JOIN input i ON c.project_id = i.project_id AND c.email = i.email
+       ORDER BY c.project_id, c.email FOR UPDATE OF c
+     ), upserted AS (
+       INSERT INTO contacts AS c (project_id, email, subscribed, data)
+       SELECT i.project_id, i.email, coalesce($2::boolean, $3::boolean), i.set - $4::text[]
+       FROM input i, (SELECT count(*) FROM old) AS old_first
+       ORDER BY i.project_id, i.email
+       ON CONFLICT (project_id, email) DO UPDATE SET
+         subscribed = coalesce($2::boolean, c.subscribed),
+         snoozed_until = CASE WHEN $2::boolean IS NULL THEN c.snoozed_until END,
+         data = (c.data || excluded.data) - $4::text[],
+         updated_at = now()
+       RETURNING c.project_id, c.id, c.email, c.subscribed, c.data, c.xmax::text = '0' AS is_new
+     )
+     SELECT i.ord, u.id, u.email, u.subscribed, u.data, u.is_new, o.subscribed AS was_subscribed
+     FROM input i
+     JOIN upserted u ON u.project_id = i.project_id AND u.email = i.email
+     LEFT JOIN old o ON o.project_id = i.project_id AND o.email = i.email`,
+    [JSON.stringify(input), shared.subscribed, shared.subscribedWhenNew, shared.unset],
+  );
+  const byOrd = new Map(written.map(({ ord, ...contact }) => [ord, contact]));
+  return rows.map((_, ord) => byOrd.get(ord)!);
+}
+
 export type ContactPatch = {
   email: string | null;
   subscribed: boolean | null;

@@ -10,10 +10,10 @@ export type BatcherOptions<In> = {
   /** Items per write at most. */
   maxBatch: number;
   /**
-   * Items with the same key never share a write (one statement cannot upsert a row twice); the
-   * later one waits for the next write.
+   * Items that share a key never share a write (one statement cannot upsert a row twice); the
+   * later one waits for the next write. An item may have several keys (a send's recipients).
    */
-  keyOf?: (item: In) => string;
+  keysOf?: (item: In) => string[];
 };
 
 type Pending<In, Out> = { item: In; resolve: (out: Out) => void; reject: (error: unknown) => void };
@@ -46,17 +46,17 @@ export class Batcher<In, Out> {
     }
   }
 
-  /** The oldest pending items, up to maxBatch, one per key; the rest keep their place. */
+  /** The oldest pending items, up to maxBatch, no two sharing a key; the rest keep their place. */
   private take(): Pending<In, Out>[] {
-    const { keyOf, maxBatch } = this.options;
-    if (!keyOf) return this.pending.splice(0, maxBatch);
+    const { keysOf, maxBatch } = this.options;
+    if (!keysOf) return this.pending.splice(0, maxBatch);
     const batch: Pending<In, Out>[] = [];
     const rest: Pending<In, Out>[] = [];
-    const keys = new Set<string>();
+    const taken = new Set<string>();
     for (const entry of this.pending) {
-      const key = keyOf(entry.item);
-      if (batch.length < maxBatch && !keys.has(key)) {
-        keys.add(key);
+      const keys = keysOf(entry.item);
+      if (batch.length < maxBatch && !keys.some((key) => taken.has(key))) {
+        for (const key of keys) taken.add(key);
         batch.push(entry);
       } else rest.push(entry);
     }

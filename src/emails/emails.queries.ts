@@ -105,6 +105,17 @@ export async function findSuppressed(db: Queryable, projectId: string, emails: s
   return new Set(rows.map((row) => row.email));
 }
 
+/** findSuppressed across projects: the `${projectId} ${email}` of each pair on its project's list. */
+export async function findSuppressedPairs(db: Queryable, pairs: Array<{ projectId: string; email: string }>): Promise<Set<string>> {
+  if (pairs.length === 0) return new Set();
+  const rows = await db.query<{ project_id: string; email: string }>(
+    `SELECT s.project_id, s.email FROM suppressions s
+     JOIN unnest($1::uuid[], $2::text[]) AS p(project_id, email) ON s.project_id = p.project_id AND s.email = p.email`,
+    [pairs.map((pair) => pair.projectId), pairs.map((pair) => pair.email)],
+  );
+  return new Set(rows.map((row) => `${row.project_id} ${row.email}`));
+}
+
 export async function findEmail(db: Queryable, projectId: string, id: string): Promise<EmailRow | undefined> {
   const rows = await db.query<EmailRow>('SELECT * FROM emails WHERE project_id = $1 AND id = $2', [projectId, id]);
   return rows[0];

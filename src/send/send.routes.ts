@@ -1,14 +1,17 @@
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import type { Deps } from '../deps.ts';
 import { projectOf } from '../http/auth.ts';
+import { prepareSend } from './send-content.ts';
+import { SendWriter } from './send-writer.ts';
 import { sendBody, sendResponse } from './send.schemas.ts';
-import { sendEmails } from './send.service.ts';
 
 // 10 MB of attachments is ~13.4 MB of base64, plus the body and the JSON around it (api.md Limits).
 const SEND_BODY_LIMIT = 16 * 1024 * 1024;
 
 /** api.md POST /v1/send (secret key): records and queues every recipient; delivery runs in the worker. */
 export const sendRoutes: FastifyPluginAsyncZod<Deps> = async (app, deps) => {
+  const writer = new SendWriter(deps);
+
   app.post(
     '/v1/send',
     {
@@ -22,6 +25,6 @@ export const sendRoutes: FastifyPluginAsyncZod<Deps> = async (app, deps) => {
         response: { 200: sendResponse },
       },
     },
-    async (request) => ({ success: true as const, data: await sendEmails(deps, projectOf(request).id, request.body) }),
+    async (request) => ({ success: true as const, data: await writer.send(await prepareSend(deps, projectOf(request).id, request.body)) }),
   );
 };

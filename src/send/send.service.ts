@@ -1,20 +1,18 @@
 import { randomUUID } from 'node:crypto';
 import { assertBillingAllows } from '../billing/billing.guard.ts';
-import { upsertContactByEmail } from '../contacts/contacts.queries.ts';
-import { splitContactData } from '../contacts/data-rules.ts';
-import { wakeDelivery } from '../delivery/delivery.jobs.ts';
+import { upsertContactsByEmail, type UpsertedContact } from '../contacts/contacts.queries.ts';
+import type { Queryable } from '../db/index.ts';
 import { recipientLinks } from '../delivery/seams.ts';
 import type { Deps } from '../deps.ts';
-import { assertSenderAllowed, signingKeyFor } from '../domains/domains.service.ts';
-import { insertAttachments, insertEmails, findSuppressed, type ContentType, type NewAttachment, type NewEmail } from '../emails/emails.queries.ts';
+import { findSuppressedPairs, insertAttachments, insertEmails, type NewEmail } from '../emails/emails.queries.ts';
 import { type EventInput, recordEvents, subscriptionEventName } from '../events/events.service.ts';
-import { AppError, type FieldError } from '../http/errors.ts';
-import { checkTemplateSyntax, recipientVariables, render } from '../rendering/render.ts';
-import { getTemplateForSend } from '../templates/templates.service.ts';
-import type { Template } from '../templates/templates.schemas.ts';
-import { type AttachmentInput, MAX_ATTACHMENT_BYTES, MAX_MESSAGE_BYTES, type SendInput } from './send.schemas.ts';
+import { recipientVariables, render } from '../rendering/render.ts';
+import { invalid, type PreparedSend } from './send-content.ts';
+import { MAX_MESSAGE_BYTES } from './send.schemas.ts';
 
 export type SendResult = { emails: Array<{ contact: { id: string; email: string }; email: string }>; timestamp: string };
+/** A written send: its answer, and how many of its records wait for delivery. */
+export type WrittenSend = SendResult & { queued: number };
 
 /** Why a record was made SUPPRESSED instead of QUEUED (its `error`, and `data.reason` of email.suppressed). */
 export const SUPPRESSION_REASONS = {
@@ -22,121 +20,112 @@ export const SUPPRESSION_REASONS = {
   unsubscribed: 'The contact is unsubscribed; MARKETING mail goes only to subscribed contacts.',
 } as const;
 
-const invalid = (errors: FieldError[]) => new AppError('VALIDATION_ERROR', { errors });
-const required = (field: string, message: string): FieldError => ({ field, code: 'invalid_type', message, received: 'undefined' });
+/** The contact keys of a send: two sends naming one contact never share a write (src/db/batcher.ts). */
+export const sendKeys = (send: PreparedSend) => send.input.to.map((recipient) => `${send.projectId} ${recipient.email}`);
 
-/** Subject, body, sender and type of a send: the template's, with explicit request fields overriding. */
-function resolveContent(input: SendInput, template: Template | undefined) {
-  const problems: FieldError[] = [];
-  const subject = input.subject ?? template?.subject;
-  const html = input.body ?? template?.body;
-  if (subject === undefined) problems.push(required('subject', 'Required when no template is given.'));
-  if (html === undefined) problems.push(required('body', 'Required when no template is given.'));
-  let from: { email: string; name: string | null } | undefined;
-  if (typeof input.from === 'string') from = { email: input.from, name: input.name ?? template?.fromName ?? null };
-  else if (input.from) from = { email: input.from.email, name: input.from.name ?? null };
-  else if (template) from = { email: template.from.toLowerCase(), name: input.name ?? template.fromName };
-  if (!from) problems.push(required('from', 'Required unless the template has a sender.'));
-  if (problems.length) throw invalid(problems);
-  // Inline sources are checked here; a template's own were checked when it was saved.
-  if (input.subject !== undefined) checkTemplateSyntax(input.subject, 'subject');
-  if (input.body !== undefined) checkTemplateSyntax(input.body, 'body');
-  const contentType: ContentType = template?.type ?? 'TRANSACTIONAL';
-  return { subject: subject!, html: html!, from: from!, replyTo: input.reply ?? template?.replyTo ?? null, contentType };
-}
-
-/** Decodes and measures the attachments (api.md Limits: 10 MB decoded in total). */
-function decodeAttachments(attachments: AttachmentInput[]): { items: NewAttachment[]; bytes: number } {
-  let bytes = 0;
-  const items = attachments.map((attachment) => {
-    const decoded = Buffer.from(attachment.content, 'base64');
-    bytes += decoded.length;
-    return {
-      filename: attachment.filename,
-      contentType: attachment.contentType,
-      contentId: attachment.contentId ?? null,
-      disposition: attachment.disposition,
-      // Canonical base64: the database decodes it, and it must not choke on a client's line breaks.
-      base64: decoded.toString('base64'),
-    };
+/**
+ * POST /v1/send for several requests in one transaction (group commit, send-writer.ts); at most
+ * one request per contact. Per request and recipient, in order: its contact upsert (new →
+ * unsubscribed unless `subscribed` is given; a change emits the subscription event) and its own
+ * rendered record. Suppressed addresses, and unsubscribed contacts of MARKETING mail, get a
+ * SUPPRESSED record, an email.suppressed event, and no message. Any request's refusal (a message
+ * too large, the billing cap) fails the whole write; the writer then retries each request alone,
+ * so only that request's caller sees it.
+ */
+export async function writeSends(deps: Deps, tx: Queryable, sends: PreparedSend[]): Promise<WrittenSend[]> {
+  const contacts = await upsertRecipients(tx, sends);
+  const suppressed = await findSuppressedPairs(tx, sends.flatMap((send) => send.input.to.map((recipient) => ({ projectId: send.projectId, email: recipient.email }))));
+  const records = new Map<string, NewEmail[]>();
+  const events = new Map<string, EventInput[]>();
+  const queuedPerProject = new Map<string, number>();
+  const written = sends.map((send, i) => {
+    const made = makeRecords(deps, send, contacts[i]!, suppressed);
+    records.set(send.projectId, [...(records.get(send.projectId) ?? []), ...made.records]);
+    events.set(send.projectId, [...(events.get(send.projectId) ?? []), ...made.events]);
+    queuedPerProject.set(send.projectId, (queuedPerProject.get(send.projectId) ?? 0) + made.queued.length);
+    return { send, ...made };
   });
-  if (bytes > MAX_ATTACHMENT_BYTES) {
-    throw invalid([{ field: 'attachments', code: 'too_big', message: `Attachments may total at most ${MAX_ATTACHMENT_BYTES} bytes decoded; these are ${bytes}.` }]);
+  // Projects in one order, so two writes that lock the same billing counters cannot deadlock.
+  for (const projectId of [...queuedPerProject.keys()].sort()) {
+    await assertBillingAllows(tx, projectId, 'TRANSACTIONAL', queuedPerProject.get(projectId)!);
   }
-  return { items, bytes };
+  for (const [projectId, projectRecords] of records) await insertEmails(tx, projectId, projectRecords);
+  for (const { send, queued } of written) await insertAttachments(tx, send.projectId, queued, send.attachments.items);
+  for (const [projectId, projectEvents] of events) await recordEvents(tx, projectId, projectEvents);
+  const timestamp = new Date().toISOString();
+  return written.map(({ answer, queued }) => ({ emails: answer, timestamp, queued: queued.length }));
 }
 
 /**
- * POST /v1/send (api.md; contract §6). Each recipient in order: its own contact upsert (new →
- * unsubscribed unless `subscribed` is given; a change emits the subscription event) and its own
- * rendered record. Everything is written in one transaction, and the delivery worker is woken once it
- * committed: the request never talks to SMTP. Suppressed addresses, and unsubscribed contacts of MARKETING mail, get a
- * SUPPRESSED record, an email.suppressed event, and no message.
+ * Every recipient's contact, per send in `to` order. Sends are grouped by what their upsert binds
+ * once (`subscribed`, the keys to unset); an address listed twice in one request is upserted once.
  */
-export async function sendEmails(deps: Deps, projectId: string, input: SendInput): Promise<SendResult> {
-  const template = input.template ? await getTemplateForSend(deps.db, projectId, input.template) : undefined;
-  const content = resolveContent(input, template);
-  const key = await signingKeyFor(deps.db, projectId, content.from.email);
-  if (!key) await assertSenderAllowed(deps.db, projectId, content.from.email); // throws the 403
-  const changes = splitContactData(input.data, { oneOffAllowed: true });
-  const attachments = decodeAttachments(input.attachments ?? []);
-  const recipients = input.to;
+async function upsertRecipients(tx: Queryable, sends: PreparedSend[]): Promise<UpsertedContact[][]> {
+  const byContact = new Map<string, UpsertedContact>();
+  const groups = new Map<string, PreparedSend[]>();
+  for (const send of sends) {
+    const group = JSON.stringify([send.input.subscribed ?? null, send.changes.unset]);
+    groups.set(group, [...(groups.get(group) ?? []), send]);
+  }
+  for (const group of groups.values()) {
+    const rows = group.flatMap((send) => [...new Set(send.input.to.map((r) => r.email))].map((email) => ({ projectId: send.projectId, email, set: send.changes.set })));
+    const shared = { subscribed: group[0]!.input.subscribed ?? null, subscribedWhenNew: false, unset: group[0]!.changes.unset };
+    const upserted = await upsertContactsByEmail(tx, rows, shared);
+    rows.forEach((row, i) => byContact.set(`${row.projectId} ${row.email}`, upserted[i]!));
+  }
+  return sends.map((send) => send.input.to.map((recipient) => byContact.get(`${send.projectId} ${recipient.email}`)!));
+}
 
-  const sent = await deps.db.transaction(async (tx) => {
-    const suppressed = await findSuppressed(tx, projectId, recipients.map((r) => r.email));
-    const records: NewEmail[] = [];
-    const events: EventInput[] = [];
-    const answer: SendResult['emails'] = [];
-    for (const recipient of recipients) {
-      const contact = await upsertContactByEmail(tx, projectId, { email: recipient.email, subscribed: input.subscribed ?? null, subscribedWhenNew: false, data: changes });
-      if (!contact.is_new && contact.was_subscribed !== null && contact.was_subscribed !== contact.subscribed) {
-        events.push({ contactId: contact.id, name: subscriptionEventName(contact.subscribed) });
-      }
-      const id = randomUUID();
-      const links = recipientLinks({ config: deps.config, projectId, emailId: id, contactId: contact.id, contentType: content.contentType });
-      const variables = recipientVariables({ id: contact.id, email: contact.email, data: { ...contact.data, ...changes.oneOff } }, links);
-      const rendered = render({ subject: content.subject, html: content.html }, variables);
-      const messageBytes = Buffer.byteLength(rendered.html) + Buffer.byteLength(rendered.text) + Math.ceil((attachments.bytes * 4) / 3);
-      if (messageBytes > MAX_MESSAGE_BYTES) {
-        throw invalid([{ field: 'body', code: 'too_big', message: `The whole message may be at most ${MAX_MESSAGE_BYTES} bytes.` }]);
-      }
-      const reason = suppressed.has(contact.email) ? 'suppressed' : content.contentType === 'MARKETING' && !contact.subscribed ? 'unsubscribed' : null;
-      records.push({
-        id,
-        contact_id: contact.id,
-        to_address: contact.email,
-        to_name: recipient.name ?? null,
-        from_address: content.from.email,
-        from_name: content.from.name,
-        reply_to: content.replyTo,
-        subject: rendered.subject,
-        html: rendered.html,
-        text_body: rendered.text,
-        headers: input.headers ?? {},
-        status: reason ? 'SUPPRESSED' : 'QUEUED',
-        source_type: 'TRANSACTIONAL',
-        campaign_id: null,
-        template_id: template?.id ?? null,
-        workflow_id: null,
-        content_type: content.contentType,
-        // contract §6: <record-id@sending-domain>, the verified domain that signs it.
-        message_id: `<${id}@${key!.domainName}>`,
-        last_error: reason && SUPPRESSION_REASONS[reason],
-      });
-      if (reason) {
-        const data = { emailId: id, reason, ...(template ? { templateId: template.id } : {}) };
-        events.push({ contactId: contact.id, name: 'email.suppressed', emailId: id, data });
-      }
-      answer.push({ contact: { id: contact.id, email: contact.email }, email: id });
+/** The records and events of one send, its answer, and the ids of its records to deliver. */
+function makeRecords(deps: Deps, send: PreparedSend, contacts: UpsertedContact[], suppressed: Set<string>) {
+  const { projectId, input, content, template, changes, attachments } = send;
+  const records: NewEmail[] = [];
+  const events: EventInput[] = [];
+  const answer: SendResult['emails'] = [];
+  const changed = new Set<string>();
+  input.to.forEach((recipient, i) => {
+    const contact = contacts[i]!;
+    if (!contact.is_new && contact.was_subscribed !== null && contact.was_subscribed !== contact.subscribed && !changed.has(contact.id)) {
+      changed.add(contact.id);
+      events.push({ contactId: contact.id, name: subscriptionEventName(contact.subscribed) });
     }
-    await assertBillingAllows(tx, projectId, 'TRANSACTIONAL', records.filter((record) => record.status === 'QUEUED').length);
-    await insertEmails(tx, projectId, records);
-    const queued = records.filter((record) => record.status === 'QUEUED').map((record) => record.id);
-    await insertAttachments(tx, projectId, queued, attachments.items);
-    await recordEvents(tx, projectId, events);
-    return { emails: answer, timestamp: new Date().toISOString(), queued: queued.length };
+    const id = randomUUID();
+    const links = recipientLinks({ config: deps.config, projectId, emailId: id, contactId: contact.id, contentType: content.contentType });
+    const variables = recipientVariables({ id: contact.id, email: contact.email, data: { ...contact.data, ...changes.oneOff } }, links);
+    const rendered = render({ subject: content.subject, html: content.html }, variables);
+    const messageBytes = Buffer.byteLength(rendered.html) + Buffer.byteLength(rendered.text) + Math.ceil((attachments.bytes * 4) / 3);
+    if (messageBytes > MAX_MESSAGE_BYTES) {
+      throw invalid([{ field: 'body', code: 'too_big', message: `The whole message may be at most ${MAX_MESSAGE_BYTES} bytes.` }]);
+    }
+    const reason = suppressed.has(`${projectId} ${contact.email}`) ? 'suppressed' : content.contentType === 'MARKETING' && !contact.subscribed ? 'unsubscribed' : null;
+    records.push({
+      id,
+      contact_id: contact.id,
+      to_address: contact.email,
+      to_name: recipient.name ?? null,
+      from_address: content.from.email,
+      from_name: content.from.name,
+      reply_to: content.replyTo,
+      subject: rendered.subject,
+      html: rendered.html,
+      text_body: rendered.text,
+      headers: input.headers ?? {},
+      status: reason ? 'SUPPRESSED' : 'QUEUED',
+      source_type: 'TRANSACTIONAL',
+      campaign_id: null,
+      template_id: template?.id ?? null,
+      workflow_id: null,
+      content_type: content.contentType,
+      // contract §6: <record-id@sending-domain>, the verified domain that signs it.
+      message_id: `<${id}@${send.domainName}>`,
+      last_error: reason && SUPPRESSION_REASONS[reason],
+    });
+    if (reason) {
+      const data = { emailId: id, reason, ...(template ? { templateId: template.id } : {}) };
+      events.push({ contactId: contact.id, name: 'email.suppressed', emailId: id, data });
+    }
+    answer.push({ contact: { id: contact.id, email: contact.email }, email: id });
   });
-  // After the commit, so the run finds the records; one wake-up serves a burst of sends.
-  if (sent.queued) wakeDelivery(deps.queue, deps.log);
-  return { emails: sent.emails, timestamp: sent.timestamp };
+  const queued = records.filter((record) => record.status === 'QUEUED').map((record) => record.id);
+  return { records, events, answer, queued };
 }

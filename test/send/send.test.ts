@@ -166,6 +166,31 @@ describe('POST /v1/send delivered over SMTP (api.md /v1/send; contract §6)', ()
     assert.equal(contact.body.subscribed, true);
   });
 
+  test('concurrent sends, several to one contact: each request gets its own records rendered with its own data; the contact is written once per request', async () => {
+    const { project, from } = await setup();
+    const shared = uniqueEmail('shared');
+    const sends = Array.from({ length: 24 }, (_, i) => {
+      const to = i % 3 === 0 ? [shared, uniqueEmail(`own${i}`)] : [uniqueEmail(`own${i}`)];
+      return project.api.post('/v1/send', { to, from, subject: 'No. {{ n }}', body: '<p>{{ n }} {{ visits }}</p>', data: { n: { value: String(i), persistent: false }, visits: i } });
+    });
+    const answers = await Promise.all(sends);
+    for (const res of answers) assert.equal(res.status, 200, res.text);
+    const sharedIds = new Set<string>();
+    for (const [i, res] of answers.entries()) {
+      const records = res.body.data.emails as Array<{ email: string; contact: { id: string; email: string } }>;
+      assert.equal(records.length, i % 3 === 0 ? 2 : 1);
+      for (const record of records) {
+        if (record.contact.email === shared) sharedIds.add(record.contact.id);
+        const stored = await project.api.get(`/emails/${record.email}`);
+        assert.equal(stored.body.subject, `No. ${i}`, 'rendered with its own request’s one-off value');
+      }
+    }
+    assert.equal(sharedIds.size, 1, 'one contact for the shared address');
+    const contact = await project.api.get(`/contacts/${[...sharedIds][0]}`);
+    assert.ok([0, 3, 6, 9, 12, 15, 18, 21].includes(contact.body.data.visits), 'the last write of some request that named it');
+    assert.equal(contact.body.data.n, undefined, 'one-off values are not stored');
+  });
+
   test('attachments arrive byte-identical; inline parts are multipart/related with their Content-ID', async () => {
     const { project, from } = await setup();
     const to = uniqueEmail('att');
