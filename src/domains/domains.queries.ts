@@ -115,6 +115,23 @@ export async function applyCheckOutcomes(db: Queryable, outcomes: Array<{ projec
 }
 
 /** The most specific verified domain of the project among `names` (an address's domain and its parents). */
+/**
+ * findSenderKey's domain for many senders in one statement: per entry of `senders` (in order), the
+ * most specific verified domain among its names, or undefined.
+ */
+export async function findSenderDomains(db: Queryable, senders: Array<{ projectId: string; names: string[] }>): Promise<Array<string | undefined>> {
+  if (senders.length === 0) return [];
+  const rows = await db.query<{ ord: number; domain: string }>(
+    `SELECT DISTINCT ON (s.ord) s.ord, d.domain
+     FROM jsonb_to_recordset($1::jsonb) AS s(ord int, project_id uuid, names text[])
+     JOIN domains d ON d.project_id = s.project_id AND d.status = 'verified' AND d.domain = ANY(s.names)
+     ORDER BY s.ord, length(d.domain) DESC`,
+    [JSON.stringify(senders.map((sender, ord) => ({ ord, project_id: sender.projectId, names: sender.names })))],
+  );
+  const byOrd = new Map(rows.map((row) => [row.ord, row.domain]));
+  return senders.map((_, ord) => byOrd.get(ord));
+}
+
 export async function findSenderKey(
   db: Queryable,
   projectId: string,

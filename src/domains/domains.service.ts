@@ -14,6 +14,7 @@ import {
   findDomain,
   findDomainClaim,
   findDueDomains,
+  findSenderDomains,
   findSenderKey,
   insertDomain,
   listDomains,
@@ -147,8 +148,21 @@ function senderDomains(fromEmail: string): string[] {
  */
 export async function assertSenderAllowed(db: Queryable, projectId: string, fromEmail: string): Promise<void> {
   if (await signingKeyFor(db, projectId, fromEmail)) return;
+  throw senderNotVerified(fromEmail);
+}
+
+/**
+ * The domain that signs mail from each sender (signingKeyFor's, without the key), in one statement
+ * for many senders; undefined where the sender is not allowed (senderNotVerified).
+ */
+export async function signingDomainsFor(db: Queryable, senders: Array<{ projectId: string; fromEmail: string }>): Promise<Array<string | undefined>> {
+  return findSenderDomains(db, senders.map((sender) => ({ projectId: sender.projectId, names: senderDomains(sender.fromEmail) })));
+}
+
+/** The 403 of a sender whose domain is not verified in the project (contract §7). */
+export function senderNotVerified(fromEmail: string): AppError {
   const domain = fromEmail.slice(fromEmail.lastIndexOf('@') + 1).toLowerCase() || fromEmail;
-  throw new AppError('SENDER_DOMAIN_NOT_VERIFIED', {
+  return new AppError('SENDER_DOMAIN_NOT_VERIFIED', {
     message: `The sender domain ${domain} is not verified in this project.`,
     details: { domain },
     suggestion: `Add ${domain} (or a parent domain) with POST /domains, publish its DNS records, then verify it with GET /domains/{id}/verify.`,

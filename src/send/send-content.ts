@@ -1,7 +1,6 @@
 import type { DataChanges } from '../contacts/data-rules.ts';
 import { splitContactData } from '../contacts/data-rules.ts';
 import type { Deps } from '../deps.ts';
-import { assertSenderAllowed, signingKeyFor } from '../domains/domains.service.ts';
 import type { ContentType, NewAttachment } from '../emails/emails.queries.ts';
 import { AppError, type FieldError } from '../http/errors.ts';
 import { checkTemplateSyntax } from '../rendering/render.ts';
@@ -20,15 +19,14 @@ export type SendContent = {
 
 /**
  * A /v1/send request checked and resolved, before anything is written: everything that can refuse
- * it with a 4xx short of rendering and billing (which need the contacts) has been done.
+ * it with a 4xx has been done but the checks its write makes for many requests at once (the sender
+ * domain) and those that need the contacts (rendering, billing).
  */
 export type PreparedSend = {
   projectId: string;
   input: SendInput;
   template: Template | undefined;
   content: SendContent;
-  /** The verified domain that signs the mail (contract §6: the right side of the Message-ID). */
-  domainName: string;
   changes: DataChanges;
   attachments: { items: NewAttachment[]; bytes: number };
 };
@@ -36,15 +34,13 @@ export type PreparedSend = {
 export const invalid = (errors: FieldError[]) => new AppError('VALIDATION_ERROR', { errors });
 const required = (field: string, message: string): FieldError => ({ field, code: 'invalid_type', message, received: 'undefined' });
 
-/** Checks a request and resolves its template, sender domain, contact data and attachments. */
+/** Checks a request and resolves its template, content, contact data and attachments. */
 export async function prepareSend(deps: Deps, projectId: string, input: SendInput): Promise<PreparedSend> {
   const template = input.template ? await getTemplateForSend(deps.db, projectId, input.template) : undefined;
   const content = resolveContent(input, template);
-  const key = await signingKeyFor(deps.db, projectId, content.from.email);
-  if (!key) await assertSenderAllowed(deps.db, projectId, content.from.email); // throws the 403
   const changes = splitContactData(input.data, { oneOffAllowed: true });
   const attachments = decodeAttachments(input.attachments ?? []);
-  return { projectId, input, template, content, domainName: key!.domainName, changes, attachments };
+  return { projectId, input, template, content, changes, attachments };
 }
 
 function resolveContent(input: SendInput, template: Template | undefined): SendContent {

@@ -1,6 +1,7 @@
 import { Batcher } from '../db/batcher.ts';
 import { wakeDelivery } from '../delivery/delivery.jobs.ts';
 import type { Deps } from '../deps.ts';
+import { AppError } from '../http/errors.ts';
 import type { PreparedSend } from './send-content.ts';
 import { type SendResult, sendKeys, type WrittenSend, writeSends } from './send.service.ts';
 
@@ -15,7 +16,7 @@ const MAX_BATCH = 50;
  * process, made by the send routes.
  */
 export class SendWriter {
-  private readonly batcher: Batcher<PreparedSend, WrittenSend>;
+  private readonly batcher: Batcher<PreparedSend, WrittenSend | AppError>;
 
   constructor(private readonly deps: Deps) {
     this.batcher = new Batcher((sends) => this.write(sends), {
@@ -28,14 +29,16 @@ export class SendWriter {
   }
 
   async send(prepared: PreparedSend): Promise<SendResult> {
-    const { queued, ...result } = await this.batcher.submit(prepared);
+    const written = await this.batcher.submit(prepared);
+    if (written instanceof AppError) throw written;
+    const { queued, ...result } = written;
     return result;
   }
 
-  private async write(sends: PreparedSend[]): Promise<WrittenSend[]> {
+  private async write(sends: PreparedSend[]): Promise<Array<WrittenSend | AppError>> {
     const written = await this.deps.db.transaction((tx) => writeSends(this.deps, tx, sends));
     // After the commit, so the run finds the records; one wake-up serves the whole write.
-    if (written.some((send) => send.queued > 0)) wakeDelivery(this.deps.queue, this.deps.log);
+    if (written.some((send) => !(send instanceof AppError) && send.queued > 0)) wakeDelivery(this.deps.queue, this.deps.log);
     return written;
   }
 }

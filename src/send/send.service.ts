@@ -4,8 +4,10 @@ import { upsertContactsByEmail, type UpsertedContact } from '../contacts/contact
 import type { Queryable } from '../db/index.ts';
 import { recipientLinks } from '../delivery/seams.ts';
 import type { Deps } from '../deps.ts';
+import { senderNotVerified, signingDomainsFor } from '../domains/domains.service.ts';
 import { findSuppressedPairs, insertAttachments, insertEmails, type NewEmail } from '../emails/emails.queries.ts';
 import { type EventInput, recordEvents, subscriptionEventName } from '../events/events.service.ts';
+import type { AppError } from '../http/errors.ts';
 import { recipientVariables, render } from '../rendering/render.ts';
 import { invalid, type PreparedSend } from './send-content.ts';
 import { MAX_MESSAGE_BYTES } from './send.schemas.ts';
@@ -28,11 +30,24 @@ export const sendKeys = (send: PreparedSend) => send.input.to.map((recipient) =>
  * one request per contact. Per request and recipient, in order: its contact upsert (new →
  * unsubscribed unless `subscribed` is given; a change emits the subscription event) and its own
  * rendered record. Suppressed addresses, and unsubscribed contacts of MARKETING mail, get a
- * SUPPRESSED record, an email.suppressed event, and no message. Any request's refusal (a message
- * too large, the billing cap) fails the whole write; the writer then retries each request alone,
- * so only that request's caller sees it.
+ * SUPPRESSED record, an email.suppressed event, and no message.
+ *
+ * A request whose sender domain is not verified writes nothing and gets its 403 in its place.
+ * Any other refusal (a message too large, the billing cap) fails the whole write; the writer then
+ * retries each request alone, so only that request's caller sees it.
  */
-export async function writeSends(deps: Deps, tx: Queryable, sends: PreparedSend[]): Promise<WrittenSend[]> {
+export async function writeSends(deps: Deps, tx: Queryable, requests: PreparedSend[]): Promise<Array<WrittenSend | AppError>> {
+  const domains = await signingDomainsFor(tx, requests.map((send) => ({ projectId: send.projectId, fromEmail: send.content.from.email })));
+  const sends = requests.flatMap((send, i) => (domains[i] ? [{ ...send, domainName: domains[i] }] : []));
+  const written = await writeAllowed(deps, tx, sends);
+  return requests.map((send, i) => (domains[i] ? written.shift()! : senderNotVerified(send.content.from.email)));
+}
+
+/** A send with the verified domain that signs it (contract §6: the right side of the Message-ID). */
+type AllowedSend = PreparedSend & { domainName: string };
+
+async function writeAllowed(deps: Deps, tx: Queryable, sends: AllowedSend[]): Promise<WrittenSend[]> {
+  if (sends.length === 0) return [];
   const contacts = await upsertRecipients(tx, sends);
   const suppressed = await findSuppressedPairs(tx, sends.flatMap((send) => send.input.to.map((recipient) => ({ projectId: send.projectId, email: recipient.email }))));
   const records = new Map<string, NewEmail[]>();
@@ -77,7 +92,7 @@ async function upsertRecipients(tx: Queryable, sends: PreparedSend[]): Promise<U
 }
 
 /** The records and events of one send, its answer, and the ids of its records to deliver. */
-function makeRecords(deps: Deps, send: PreparedSend, contacts: UpsertedContact[], suppressed: Set<string>) {
+function makeRecords(deps: Deps, send: AllowedSend, contacts: UpsertedContact[], suppressed: Set<string>) {
   const { projectId, input, content, template, changes, attachments } = send;
   const records: NewEmail[] = [];
   const events: EventInput[] = [];

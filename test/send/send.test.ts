@@ -166,15 +166,22 @@ describe('POST /v1/send delivered over SMTP (api.md /v1/send; contract §6)', ()
     assert.equal(contact.body.subscribed, true);
   });
 
-  test('concurrent sends, several to one contact: each request gets its own records rendered with its own data; the contact is written once per request', async () => {
+  test('concurrent sends, several to one contact: each gets its own records rendered with its own data; one from an unverified domain is refused alone', async () => {
     const { project, from } = await setup();
     const shared = uniqueEmail('shared');
     const sends = Array.from({ length: 24 }, (_, i) => {
       const to = i % 3 === 0 ? [shared, uniqueEmail(`own${i}`)] : [uniqueEmail(`own${i}`)];
       return project.api.post('/v1/send', { to, from, subject: 'No. {{ n }}', body: '<p>{{ n }} {{ visits }}</p>', data: { n: { value: String(i), persistent: false }, visits: i } });
     });
-    const answers = await Promise.all(sends);
+    const strangers = Array.from({ length: 3 }, (_, i) => uniqueEmail(`refused${i}`));
+    const refused = strangers.map((to) => project.api.post('/v1/send', { to, from: 'hi@not-verified.test', subject: 'Hi', body: '<p>Hi</p>' }));
+    const [answers, refusals] = await Promise.all([Promise.all(sends), Promise.all(refused)]);
     for (const res of answers) assert.equal(res.status, 200, res.text);
+    for (const res of refusals) assert.equal(res.body.error?.code, 'SENDER_DOMAIN_NOT_VERIFIED', res.text);
+    for (const email of strangers) {
+      const found = await project.api.get(`/contacts?search=${encodeURIComponent(email)}`);
+      assert.equal(found.body.data.length, 0, 'a refused send writes no contact');
+    }
     const sharedIds = new Set<string>();
     for (const [i, res] of answers.entries()) {
       const records = res.body.data.emails as Array<{ email: string; contact: { id: string; email: string } }>;
