@@ -9,11 +9,31 @@ export type LinkUrls = { unsubscribeUrl: string; subscribeUrl: string; manageUrl
  * and the subscription event names it.
  */
 export function linkUrls(input: LinkUrlsInput): LinkUrls {
+  const { unsubscribeUrl, subscribeUrl, manageUrl } = lazyLinkUrls(input);
+  return { unsubscribeUrl, subscribeUrl, manageUrl };
+}
+
+/**
+ * linkUrls, each URL signed when first read: rendering asks for all three, and most templates use
+ * one or none (each is an HMAC on the request path of /v1/send).
+ */
+export function lazyLinkUrls(input: LinkUrlsInput): LinkUrls {
+  const signed: Partial<LinkUrls> = {};
   const { publicUrl, secret, projectId, contactId } = input;
   const emailId = input.emailId ?? undefined;
-  const url = (path: string, purpose: 'unsubscribe' | 'subscribe' | 'manage') =>
-    `${publicUrl}/${path}/${signLinkToken(secret, { purpose, projectId, contactId, emailId })}`;
-  return { unsubscribeUrl: url('u', 'unsubscribe'), subscribeUrl: url('s', 'subscribe'), manageUrl: url('m', 'manage') };
+  const url = (name: keyof LinkUrls, path: string, purpose: 'unsubscribe' | 'subscribe' | 'manage') =>
+    (signed[name] ??= `${publicUrl}/${path}/${signLinkToken(secret, { purpose, projectId, contactId, emailId })}`);
+  return {
+    get unsubscribeUrl() {
+      return url('unsubscribeUrl', 'u', 'unsubscribe');
+    },
+    get subscribeUrl() {
+      return url('subscribeUrl', 's', 'subscribe');
+    },
+    get manageUrl() {
+      return url('manageUrl', 'm', 'manage');
+    },
+  };
 }
 
 /**

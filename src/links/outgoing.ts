@@ -2,7 +2,7 @@ import type { Config } from '../config.ts';
 import type { Queryable } from '../db/index.ts';
 import { instrumentHtml } from './instrument.ts';
 import { type MessageUrls, saveMessageUrls } from './links.queries.ts';
-import { type LinkUrls, linkUrls, listUnsubscribeHeaders } from './list-unsubscribe.ts';
+import { type LinkUrls, lazyLinkUrls, listUnsubscribeHeaders } from './list-unsubscribe.ts';
 
 /**
  * What the delivery worker calls for each message (the seam of src/delivery/seams.ts): the link
@@ -20,11 +20,14 @@ export type LinkContext = {
 };
 export type OutgoingContent = { html: string; headers: Record<string, string> };
 
-/** `unsubscribeUrl`, `subscribeUrl`, `manageUrl` of one recipient (contract §5); none without a contact. */
+/**
+ * `unsubscribeUrl`, `subscribeUrl`, `manageUrl` of one recipient (contract §5), each signed when
+ * the template first reads it; none without a contact.
+ */
 export function recipientLinks(context: LinkContext): Partial<LinkUrls> {
   if (!context.contactId) return {};
   const { config, projectId, contactId, emailId } = context;
-  return linkUrls({ publicUrl: config.publicUrl, secret: config.sessionSecret, projectId, contactId, emailId });
+  return lazyLinkUrls({ publicUrl: config.publicUrl, secret: config.sessionSecret, projectId, contactId, emailId });
 }
 
 /** The tracked content of one message, and the URLs its click links may lead to (null: none to store). */
@@ -49,7 +52,7 @@ export function trackContent(context: LinkContext, content: OutgoingContent): Tr
   }
   const own = Object.keys(headers).some((name) => name.toLowerCase() === 'list-unsubscribe');
   if (context.contentType === 'MARKETING' && contactId && !own) {
-    const { unsubscribeUrl } = linkUrls({ publicUrl: config.publicUrl, secret: config.sessionSecret, projectId, contactId, emailId });
+    const { unsubscribeUrl } = lazyLinkUrls({ publicUrl: config.publicUrl, secret: config.sessionSecret, projectId, contactId, emailId });
     headers = { ...headers, ...listUnsubscribeHeaders(unsubscribeUrl) };
   }
   return { html, headers, urls };

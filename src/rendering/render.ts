@@ -70,14 +70,11 @@ export type RecipientLinks = { unsubscribeUrl?: string; subscribeUrl?: string; m
  * context (`event`, `workflow`, …), then the reserved names, which nothing can shadow.
  */
 export function recipientVariables(recipient: Recipient, links: RecipientLinks = {}, extra: TemplateVariables = {}): TemplateVariables {
-  return {
-    ...recipient.data,
-    ...extra,
-    data: recipient.data,
-    id: recipient.id,
-    email: recipient.email,
-    unsubscribeUrl: links.unsubscribeUrl ?? '',
-    subscribeUrl: links.subscribeUrl ?? '',
-    manageUrl: links.manageUrl ?? '',
-  };
+  const variables: TemplateVariables = { ...recipient.data, ...extra, data: recipient.data, id: recipient.id, email: recipient.email };
+  // Read through, not copied: the links may be signed on first read (lazyLinkUrls), so a template
+  // that never names them costs no HMAC.
+  for (const name of LINK_VARIABLES) Object.defineProperty(variables, name, { get: () => links[name] ?? '', enumerable: true });
+  return variables;
 }
+
+const LINK_VARIABLES = ['unsubscribeUrl', 'subscribeUrl', 'manageUrl'] as const;
