@@ -5,7 +5,7 @@ import { enqueueDelivery } from '../delivery/delivery.jobs.ts';
 import { recipientLinks } from '../delivery/seams.ts';
 import type { Deps } from '../deps.ts';
 import { assertSenderAllowed, signingKeyFor } from '../domains/domains.service.ts';
-import { findSuppressed, insertEmails } from '../emails/emails.queries.ts';
+import { findSuppressed, insertEmails, refreshEmailStatistics } from '../emails/emails.queries.ts';
 import { recordEvents } from '../events/events.service.ts';
 import { AppError, badRequest, notFound } from '../http/errors.ts';
 import type { JobQueue } from '../jobs/queue.ts';
@@ -88,6 +88,9 @@ export async function startCampaign(deps: Deps, projectId: string, campaignId: s
   });
 }
 
+/** An audience at least this large is a bulk load of `emails`, after which its statistics are refreshed. */
+const BULK_RECORDS = 1000;
+
 async function fixAudience(deps: Deps, tx: Queryable, row: CampaignRow): Promise<void> {
   const projectId = row.project_id;
   const audience = await audienceOf(tx, projectId, row).catch((error: unknown) => {
@@ -105,6 +108,7 @@ async function fixAudience(deps: Deps, tx: Queryable, row: CampaignRow): Promise
   const messageDomain = key?.domainName ?? row.from_email.slice(row.from_email.lastIndexOf('@') + 1).toLowerCase();
   await sending.insertAudienceRecords(tx, row, audience, { messageDomain, suppressedReason: SUPPRESSION_REASONS.suppressed });
   const total = await sending.markAudienceFixed(tx, projectId, row.id);
+  if (total >= BULK_RECORDS) await refreshEmailStatistics(tx);
   const suppressed = await sending.suppressedRecords(tx, projectId, row.id);
   const events = suppressed
     .filter((record) => record.contact_id !== null)

@@ -3,7 +3,7 @@ import { signingKeyFor } from '../domains/domains.service.ts';
 import type { EmailRow } from '../emails/emails.queries.ts';
 import { type EventInput, recordEvents } from '../events/events.service.ts';
 import { fillDeferredContent } from './deferred-content.ts';
-import { type AttachmentRow, type ClaimRef, claimDue, loadAttachments, markHandedOff, type Settlement, type SettledRow, settle, suppressBounced } from './delivery.queries.ts';
+import { type AttachmentRow, type ClaimRef, claimDue, loadAttachments, markHandedOff, renewLeases, type Settlement, type SettledRow, settle, suppressBounced } from './delivery.queries.ts';
 import { buildMessage, type DkimKey } from './mime.ts';
 import { type MessageUrls, trackContent } from './seams.ts';
 import type { Outcome, Transport } from './transport.ts';
@@ -25,8 +25,8 @@ const LANES = 3;
 /** At most this many records are handed over and unsettled at once: what a crash can leave in doubt. */
 export const MAX_IN_FLIGHT = CHUNK * LANES;
 /**
- * Seconds a claim is held without news. Renewed at the hand-off and every LEASE_SECONDS / 3 while a
- * chunk is out, so only a dead worker's records outlive it.
+ * Seconds a claim is held without news. Renewed at the hand-off if half of it is gone, and every
+ * LEASE_SECONDS / 3 while a chunk is out, so only a dead worker's records outlive it.
  */
 export const LEASE_SECONDS = 60;
 /** contract §6: give up after 24 hours of transient failures. */
@@ -103,12 +103,12 @@ async function deliverChunk(context: RunContext, chunk: EmailRow[]): Promise<voi
   // Committed before anything leaves: from here on, these records are never handed over again by
   // SMTP, and a click on a link of a delivered message finds its URL.
   const handing = ready.map((b) => ({ ...refOf(b.row), subject: b.row.campaign_id ? b.row.subject : null, linkUrls: b.urls?.urls ?? null }));
-  const held = await markHandedOff(deps.db, handing, ready.map((b) => refOf(b.row)), LEASE_SECONDS);
+  const held = await markHandedOff(deps.db, handing, LEASE_SECONDS);
   const leaving = ready.filter((b) => held.has(b.row.id));
   // A chunk queues on the pool's connections, so a slow relay can hold it longer than one lease:
   // the lease is renewed while the chunk is out, and only a dead worker's records expire.
   const heartbeat = setInterval(() => {
-    markHandedOff(deps.db, [], leaving.map((b) => refOf(b.row)), LEASE_SECONDS).catch((error) => deps.log.warn({ err: error }, 'could not renew a delivery lease'));
+    renewLeases(deps.db, leaving.map((b) => refOf(b.row)), LEASE_SECONDS).catch((error) => deps.log.warn({ err: error }, 'could not renew a delivery lease'));
   }, (LEASE_SECONDS * 1000) / 3);
   let outcomes: Array<{ row: EmailRow; outcome: Outcome }>;
   try {
