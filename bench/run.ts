@@ -120,7 +120,7 @@ async function main(): Promise<number> {
   printLine(baseline.name, 'none', base, base.reqPerSec);
 
   for (const db of databases) {
-    for (const group of groupByServer(selected)) {
+    for (const group of groupByServer(selected.filter((s) => !s.databases || s.databases.includes(db)))) {
       const server = group[0]!.server ?? {};
       const smtp = server.smtpSink ? await startSmtpSink() : undefined;
       const env = { ...server.env, ...(smtp ? { SMTP_URL: smtp.url } : {}) };

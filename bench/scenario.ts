@@ -53,6 +53,8 @@ export type Scenario<State = any> = {
   description: string;
   /** `hello-world` only: runs once against the bare Fastify baseline, not against Mailroom. */
   baseline?: boolean;
+  /** The databases it runs on (default: every one measured); ROLE=api needs PostgreSQL, for one. */
+  databases?: DatabaseLabel[];
   /** How the Mailroom process must be started; scenarios with the same settings share one. */
   server?: { env?: Record<string, string>; smtpSink?: boolean };
   setup?: (ctx: BenchContext) => Promise<State>;

@@ -44,6 +44,19 @@ export const sendAccepted: Scenario<SenderState> = {
   teardown: async (_ctx, state) => state.dns.close(),
 };
 
+/**
+ * send-accepted against an API process (ROLE=api), the scale-out deployment of design.md: what one
+ * API process accepts while delivery runs elsewhere (here: nowhere during the measurement, so the
+ * records wait in the queue). PostgreSQL only; the embedded database runs ROLE=all alone.
+ */
+export const sendAcceptedApiRole: Scenario<SenderState> = {
+  ...sendAccepted,
+  name: 'send-accepted-api',
+  description: 'POST /v1/send, one new recipient per request, to an API process (ROLE=api): records queued, no delivery in this process',
+  databases: ['postgres'],
+  server: { env: { DNS_SERVERS: `127.0.0.1:${DNS_PORT}`, ROLE: 'api' } },
+};
+
 /** Single-thread RSA-2048 PKCS#1 v1.5 SHA-256 signatures per second: the DKIM floor (design.md). */
 function rawSigningRate(): number {
   const { privateKey } = generateKeyPairSync('rsa', { modulusLength: 2048 });
