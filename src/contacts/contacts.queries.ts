@@ -49,6 +49,22 @@ export async function upsertContactByEmail(db: Queryable, projectId: string, inp
   return rows[0]!;
 }
 
+/**
+ * The SELECT of an `old` CTE: the existing contacts named by the CTE `input` (project_id, email),
+ * locked in (project, email) order. Each is looked up by its own probe of the (project_id, email)
+ * unique index (LATERAL): a join left to the planner hashed a sequential scan of the whole table
+ * whenever its statistics were older than the table's growth (measured: 6 of the 8 ms of a
+ * 24-request /v1/track write on a 25k-contact table).
+ */
+export const LOCK_EXISTING_CONTACTS = (columns: string) =>
+  `SELECT ${columns}
+       FROM (SELECT DISTINCT project_id, email FROM input ORDER BY project_id, email) AS i
+       CROSS JOIN LATERAL (
+         SELECT project_id, id, email, subscribed FROM contacts
+         WHERE project_id = i.project_id AND email = i.email
+         FOR UPDATE
+       ) AS c`;
+
 /** One address of a many-contact upsert (upsertContactsByEmail). */
 export type ContactUpsertRow = { projectId: string; email: string; set: Record<string, unknown> };
 /** What a many-contact upsert returns per row, in the order given. */
@@ -72,8 +88,7 @@ export async function upsertContactsByEmail(
     `WITH input AS (
        SELECT * FROM jsonb_to_recordset($1::jsonb) AS i(ord int, project_id uuid, email text, set jsonb)
      ), old AS (
-       SELECT c.project_id, c.email, c.subscribed FROM contacts c JOIN input i ON c.project_id = i.project_id AND c.email = i.email
-       ORDER BY c.project_id, c.email FOR UPDATE OF c
+       ${LOCK_EXISTING_CONTACTS('c.project_id, c.email, c.subscribed')}
      ), upserted AS (
        INSERT INTO contacts AS c (project_id, email, subscribed, data)
        SELECT i.project_id, i.email, coalesce($2::boolean, $3::boolean), i.set - $4::text[]

@@ -1,4 +1,4 @@
-import type { ContactUpsert } from '../contacts/contacts.queries.ts';
+import { type ContactUpsert, LOCK_EXISTING_CONTACTS } from '../contacts/contacts.queries.ts';
 import type { Queryable } from '../db/index.ts';
 import { cursorTimestampSql } from './cursor.ts';
 
@@ -62,8 +62,7 @@ export async function trackBatch(db: Queryable, items: TrackItem[], dispatch: bo
        SELECT * FROM jsonb_to_recordset($1::jsonb) AS i(ord int, project_id uuid, email text, subscribed boolean, when_new boolean,
          set jsonb, unset text[], event_id uuid, name text, data jsonb, sub_event_id uuid)
      ), old AS (
-       SELECT c.project_id, c.id, c.subscribed FROM contacts c JOIN input i ON c.project_id = i.project_id AND c.email = i.email
-       ORDER BY c.project_id, c.email FOR UPDATE OF c
+       ${LOCK_EXISTING_CONTACTS('c.project_id, c.id, c.subscribed')}
      ), upserted AS (
        INSERT INTO contacts AS c (project_id, email, subscribed, data)
        SELECT i.project_id, i.email, coalesce(i.subscribed, i.when_new), i.set - i.unset

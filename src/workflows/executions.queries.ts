@@ -49,8 +49,14 @@ const ADMIT = `entered AS (
  */
 export async function triggerFromEvents(tx: Queryable, projectId: string, eventIds: string[]): Promise<{ started: number; resumed: number }> {
   const rows = await tx.query<{ started: number; resumed: number }>(
-    `WITH ev AS (
-       SELECT id, contact_id, name, data, created_at FROM events WHERE project_id = $1 AND id = ANY($2::uuid[])
+    `WITH listening AS (
+       -- Most projects have no EVENT workflow and nothing waiting: their events are not even read
+       -- (two index probes; the scan below becomes a one-time filter that is false).
+       SELECT EXISTS (SELECT 1 FROM workflows WHERE project_id = $1 AND enabled AND trigger_type = 'EVENT')
+           OR EXISTS (SELECT 1 FROM workflow_executions WHERE project_id = $1 AND status = 'WAITING') AS yes
+     ), ev AS (
+       SELECT id, contact_id, name, data, created_at FROM events
+       WHERE project_id = $1 AND id = ANY($2::uuid[]) AND (SELECT yes FROM listening)
      ), cand AS (
        SELECT DISTINCT ON (w.id, ev.contact_id)
               w.id AS workflow_id, w.allow_reentry, ev.contact_id, '{}'::jsonb AS context,
