@@ -5,5 +5,5 @@
  * non-HEADLESS mail, List-Unsubscribe headers for MARKETING mail; contract §6) and stores the
  * messages' URLs on their records before they are handed over (markHandedOff).
  */
-export { type LinkContext, type OutgoingContent, prepareOutgoing, recipientLinks, trackContent } from '../links/outgoing.ts';
+export { type LinkContext, type OutgoingContent, recipientLinks, trackContent } from '../links/outgoing.ts';
 export type { MessageUrls } from '../links/links.queries.ts';

@@ -100,9 +100,8 @@ export async function insertAttachments(tx: Queryable, projectId: string, emailI
 
 /** The lower-cased addresses among `emails` on the project's suppression list. */
 export async function findSuppressed(db: Queryable, projectId: string, emails: string[]): Promise<Set<string>> {
-  if (emails.length === 0) return new Set();
-  const rows = await db.query<{ email: string }>('SELECT email FROM suppressions WHERE project_id = $1 AND email = ANY($2::text[])', [projectId, emails]);
-  return new Set(rows.map((row) => row.email));
+  const found = await findSuppressedPairs(db, emails.map((email) => ({ projectId, email })));
+  return new Set(emails.filter((email) => found.has(`${projectId} ${email}`)));
 }
 
 /**

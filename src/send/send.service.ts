@@ -55,8 +55,8 @@ async function writeAllowed(deps: Deps, tx: Queryable, sends: AllowedSend[]): Pr
   const queuedPerProject = new Map<string, number>();
   const written = sends.map((send, i) => {
     const made = makeRecords(deps, send, contacts[i]!, suppressed);
-    records.set(send.projectId, [...(records.get(send.projectId) ?? []), ...made.records]);
-    events.set(send.projectId, [...(events.get(send.projectId) ?? []), ...made.events]);
+    append(records, send.projectId, made.records);
+    append(events, send.projectId, made.events);
     queuedPerProject.set(send.projectId, (queuedPerProject.get(send.projectId) ?? 0) + made.queued.length);
     return { send, ...made };
   });
@@ -78,10 +78,7 @@ async function writeAllowed(deps: Deps, tx: Queryable, sends: AllowedSend[]): Pr
 async function upsertRecipients(tx: Queryable, sends: PreparedSend[]): Promise<UpsertedContact[][]> {
   const byContact = new Map<string, UpsertedContact>();
   const groups = new Map<string, PreparedSend[]>();
-  for (const send of sends) {
-    const group = JSON.stringify([send.input.subscribed ?? null, send.changes.unset]);
-    groups.set(group, [...(groups.get(group) ?? []), send]);
-  }
+  for (const send of sends) append(groups, JSON.stringify([send.input.subscribed ?? null, send.changes.unset]), [send]);
   for (const group of groups.values()) {
     const rows = group.flatMap((send) => [...new Set(send.input.to.map((r) => r.email))].map((email) => ({ projectId: send.projectId, email, set: send.changes.set })));
     const shared = { subscribed: group[0]!.input.subscribed ?? null, subscribedWhenNew: false, unset: group[0]!.changes.unset };
@@ -89,6 +86,12 @@ async function upsertRecipients(tx: Queryable, sends: PreparedSend[]): Promise<U
     rows.forEach((row, i) => byContact.set(`${row.projectId} ${row.email}`, upserted[i]!));
   }
   return sends.map((send) => send.input.to.map((recipient) => byContact.get(`${send.projectId} ${recipient.email}`)!));
+}
+
+function append<T>(lists: Map<string, T[]>, key: string, items: T[]): void {
+  const list = lists.get(key);
+  if (list) list.push(...items);
+  else lists.set(key, [...items]);
 }
 
 /** The records and events of one send, its answer, and the ids of its records to deliver. */
