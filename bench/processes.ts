@@ -101,8 +101,10 @@ async function createDatabase(serverUrl: string): Promise<{ url: string; drop: (
 /**
  * Starts Mailroom (`node --import tsx src/main.ts`) on a fresh DATA_DIR and, for `postgres`, a
  * fresh database on BENCH_DATABASE_URL. The rate limit is lifted so it measures cost, not the cap.
+ * `workerProcess` adds a second process with ROLE=worker on the same database (the split
+ * deployment of design.md); the first then runs whatever ROLE `extraEnv` gives it.
  */
-export async function startMailroom(db: DatabaseLabel, extraEnv: Record<string, string> = {}): Promise<ChildServer> {
+export async function startMailroom(db: DatabaseLabel, extraEnv: Record<string, string> = {}, workerProcess = false): Promise<ChildServer> {
   const dataDir = mkdtempSync(join(tmpdir(), 'mailroom-bench-'));
   let dropDatabase = async () => {};
   const env: Record<string, string> = {
@@ -127,12 +129,23 @@ export async function startMailroom(db: DatabaseLabel, extraEnv: Record<string, 
     rmSync(dataDir, { recursive: true, force: true });
   };
   const url = `http://127.0.0.1:${env.PORT}`;
+  const workerEnv = { ...env, ROLE: 'worker', PORT: String(await freePort()) };
   let running = spawnTs('src/main.ts', env);
+  let worker: ReturnType<typeof spawnTs> | undefined;
+  const stopBoth = async () => {
+    if (worker) await stopChild(worker.child, worker.exited);
+    await stopChild(running.child, running.exited);
+  };
   const start = async () => {
     try {
       await waitUntilHealthy(url, running.exited, running.output, '/ready');
+      // After the first is ready, so the two never race to migrate the same database.
+      if (workerProcess) {
+        worker = spawnTs('src/main.ts', workerEnv);
+        await waitUntilHealthy(`http://127.0.0.1:${workerEnv.PORT}`, worker.exited, worker.output, '/ready');
+      }
     } catch (error) {
-      await stopChild(running.child, running.exited);
+      await stopBoth();
       await cleanup();
       throw error;
     }
@@ -141,11 +154,11 @@ export async function startMailroom(db: DatabaseLabel, extraEnv: Record<string, 
   return {
     url,
     stop: async () => {
-      await stopChild(running.child, running.exited);
+      await stopBoth();
       await cleanup();
     },
     withServerStopped: async (work) => {
-      await stopChild(running.child, running.exited);
+      await stopBoth();
       const database = env.DATABASE_URL ? openPostgres(env.DATABASE_URL) : await openPglite(join(dataDir, 'pg'));
       try {
         await work(database);

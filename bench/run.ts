@@ -126,7 +126,7 @@ async function main(): Promise<number> {
       const env = { ...server.env, ...(smtp ? { SMTP_URL: smtp.url } : {}) };
       progress(`starting Mailroom on ${db}${Object.keys(env).length ? ` with ${JSON.stringify(env)}` : ''}`);
       try {
-        await withServer(startMailroom(db, env), async (mailroom) => {
+        await withServer(startMailroom(db, env, server.workerProcess), async (mailroom) => {
           const project = await createProject(mailroom.url);
           for (const scenario of group) {
             progress(`${scenario.name} on ${db}`);

@@ -56,7 +56,12 @@ export type Scenario<State = any> = {
   /** The databases it runs on (default: every one measured); ROLE=api needs PostgreSQL, for one. */
   databases?: DatabaseLabel[];
   /** How the Mailroom process must be started; scenarios with the same settings share one. */
-  server?: { env?: Record<string, string>; smtpSink?: boolean };
+  server?: {
+    env?: Record<string, string>;
+    smtpSink?: boolean;
+    /** A second Mailroom process with ROLE=worker on the same database (PostgreSQL only). */
+    workerProcess?: boolean;
+  };
   setup?: (ctx: BenchContext) => Promise<State>;
   http?: (ctx: BenchContext, state: State) => HttpLoad;
   run?: (ctx: BenchContext, state: State) => Promise<Measurement>;

@@ -57,6 +57,19 @@ export const sendAcceptedApiRole: Scenario<SenderState> = {
   server: { env: { DNS_SERVERS: `127.0.0.1:${DNS_PORT}`, ROLE: 'api' } },
 };
 
+/**
+ * send-accepted in the split deployment on one machine: an API process (ROLE=api) and a worker
+ * process (ROLE=worker) on the same PostgreSQL, the worker delivering to the .eml outbox while the
+ * API accepts. Both share the machine's cores, as in send-accepted; they do not share an event loop.
+ */
+export const sendAcceptedSplit: Scenario<SenderState> = {
+  ...sendAccepted,
+  name: 'send-accepted-split',
+  description: 'POST /v1/send, one new recipient per request, to an API process (ROLE=api) while a worker process (ROLE=worker) delivers to the .eml outbox',
+  databases: ['postgres'],
+  server: { env: { DNS_SERVERS: `127.0.0.1:${DNS_PORT}`, ROLE: 'api' }, workerProcess: true },
+};
+
 /** Single-thread RSA-2048 PKCS#1 v1.5 SHA-256 signatures per second: the DKIM floor (design.md). */
 function rawSigningRate(): number {
   const { privateKey } = generateKeyPairSync('rsa', { modulusLength: 2048 });
