@@ -1,5 +1,6 @@
 import type { FastifyReply } from 'fastify';
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
+import { findSessionGeneration } from '../auth/auth.queries.ts';
 import { SESSION_COOKIE, sessionCookieOptions } from '../auth/sessions.ts';
 import type { Deps } from '../deps.ts';
 import { userOf } from '../http/auth.ts';
@@ -12,7 +13,8 @@ export const accountsRoutes: FastifyPluginAsyncZod<Deps> = async (app, deps) => 
   const cookieOptions = sessionCookieOptions(deps.config.publicUrl.startsWith('https:'));
 
   async function startSession(reply: FastifyReply, userId: string) {
-    reply.setCookie(SESSION_COOKIE, await deps.sessions.sign(userId), cookieOptions);
+    const generation = (await findSessionGeneration(deps.db, userId)) ?? 0;
+    reply.setCookie(SESSION_COOKIE, await deps.sessions.sign(userId, generation), cookieOptions);
   }
 
   app.post(

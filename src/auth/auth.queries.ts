@@ -14,9 +14,10 @@ export async function findMembership(db: Queryable, projectId: string, userId: s
   return rows[0];
 }
 
-export async function userExists(db: Queryable, userId: string): Promise<boolean> {
-  const rows = await db.query('SELECT 1 FROM users WHERE id = $1', [userId]);
-  return rows.length > 0;
+/** The user's current session generation, or undefined when the user does not exist. */
+export async function findSessionGeneration(db: Queryable, userId: string): Promise<number | undefined> {
+  const rows = await db.query<{ session_generation: number }>('SELECT session_generation FROM users WHERE id = $1', [userId]);
+  return rows[0]?.session_generation;
 }
 
 export type KeyRow = { id: string; name: string; key: string; disabled: boolean; disabled_reason: string | null };

@@ -1,7 +1,7 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import fp from 'fastify-plugin';
 import { type ApiKeyResolver, type KeyType, keyTypeOf, type RequestCount } from '../auth/api-keys.ts';
-import { findMembership, type Role, userExists } from '../auth/auth.queries.ts';
+import { findMembership, findSessionGeneration, type Role } from '../auth/auth.queries.ts';
 import { SESSION_COOKIE, type SessionTokens } from '../auth/sessions.ts';
 import type { Db } from '../db/index.ts';
 import { AppError } from './errors.ts';
@@ -91,9 +91,11 @@ export const authPlugin = fp(async (app: FastifyInstance, deps: AuthDeps) => {
   }
 
   async function authenticateSession(request: FastifyRequest) {
-    const userId = await deps.sessions.verify(request.cookies[SESSION_COOKIE]);
-    if (!userId || !UUID.test(userId) || !(await userExists(deps.db, userId))) throw new AppError('UNAUTHORIZED', { message: 'Log in first.' });
-    request.user = { id: userId };
+    const session = await deps.sessions.verify(request.cookies[SESSION_COOKIE]);
+    // A session from before the user's last password reset has ended (another generation).
+    const current = session && UUID.test(session.userId) ? await findSessionGeneration(deps.db, session.userId) : undefined;
+    if (!session || current !== session.generation) throw new AppError('UNAUTHORIZED', { message: 'Log in first.' });
+    request.user = { id: session.userId };
   }
 
   async function authenticateMember(request: FastifyRequest) {

@@ -55,6 +55,27 @@ describe('Email verification, password reset and OAuth configuration (api.md Acc
     assert.equal((await http().post('/auth/login', { email: account.email, password: 'yet another password' })).status, 401);
   });
 
+  test('a password reset ends every session started before it; a session started after it works', async () => {
+    const account = await createAccount(server.url, uniqueEmail('sessions'));
+    const otherLogin = await http().post('/auth/login', { email: account.email, password: DEFAULT_PASSWORD });
+    const before = [account.cookie, sessionCookieFrom(otherLogin.headers)];
+    for (const cookie of before) assert.equal((await http().get('/users/@me', { cookie })).status, 200, 'logged in before the reset');
+
+    await http().post('/auth/request-password-reset', { email: account.email });
+    const reset = await http().post('/auth/reset-password', { token: tokenIn(await mailTo(account.email)), password: 'a fresh password here' });
+    assert.equal(reset.status, 200, reset.text);
+    for (const cookie of before) {
+      const me = await http().get('/users/@me', { cookie });
+      assert.equal(me.status, 401, 'a session from before the reset has ended');
+      assert.equal(me.body.error.code, 'UNAUTHORIZED');
+    }
+
+    const login = await http().post('/auth/login', { email: account.email, password: 'a fresh password here' });
+    const me = await http().get('/users/@me', { cookie: sessionCookieFrom(login.headers) });
+    assert.equal(me.status, 200, me.text);
+    assert.equal(me.body.email, account.email);
+  });
+
   test('reset tokens: forged, of another purpose, superseded or expired are refused; an unknown address gets the same 202 and no mail', async () => {
     const account = await createAccount(server.url, uniqueEmail('tokens'));
     const unknown = uniqueEmail('nobody');
