@@ -9,6 +9,8 @@ export type SinkMessage = {
   parsed: ParsedMail;
   /** The username the client authenticated with, if it did. */
   user?: string;
+  /** When the sink accepted it (Date.now()). */
+  receivedAt: number;
 };
 
 /**
@@ -104,7 +106,7 @@ export async function startSmtpSink(options: SmtpSinkOptions = {}): Promise<Smtp
             from: session.envelope.mailFrom ? session.envelope.mailFrom.address : '',
             to: session.envelope.rcptTo.map((r) => r.address),
           };
-          messages.push({ envelope, raw, parsed, ...(session.user ? { user: String(session.user) } : {}) });
+          messages.push({ envelope, raw, parsed, receivedAt: Date.now(), ...(session.user ? { user: String(session.user) } : {}) });
           notify();
           callback();
         } catch (error) {
