@@ -1,8 +1,15 @@
 /**
- * Group commit for hot single-row writes (/v1/track, key checks on PostgreSQL). Calls that arrive
- * while `maxInFlight` writes are running wait and are written together by the next one, so under
- * load one statement and one WAL flush serve many requests, and when idle a call is written at
- * once (no timer, no added latency). Each call still gets its own result, in order.
+ * Group commit for hot single-row writes (/v1/track, /v1/send, key checks on PostgreSQL). Calls
+ * that arrive while `maxInFlight` writes are running wait and are written together by the next
+ * one, so under load one statement and one WAL flush serve many requests. Each call still gets its
+ * own result, in order.
+ *
+ * A call that finds a write slot free starts a write at the end of its event-loop turn
+ * (setImmediate: no timer), so every request whose bytes arrived in that turn joins it. Starting at
+ * once let the first request of a turn start a write alone, and on the embedded database, whose
+ * queries run on the event loop, the requests behind it were only read once that write had
+ * finished: every write carried one request (a send-accepted run: 2,208 writes of one request
+ * each, p99 5.6 s). When a write finishes, what waited for it is written at once.
  */
 export type BatcherOptions<In> = {
   /** Writes running at once (1 on the embedded database, whose single connection serialises them). */
@@ -21,6 +28,7 @@ type Pending<In, Out> = { item: In; resolve: (out: Out) => void; reject: (error:
 export class Batcher<In, Out> {
   private pending: Pending<In, Out>[] = [];
   private inFlight = 0;
+  private scheduled = false;
 
   constructor(
     /** Writes the items; returns one result per item, in the same order. */
@@ -31,6 +39,16 @@ export class Batcher<In, Out> {
   submit(item: In): Promise<Out> {
     return new Promise<Out>((resolve, reject) => {
       this.pending.push({ item, resolve, reject });
+      this.schedule();
+    });
+  }
+
+  /** Starts what can start at the end of this event-loop turn, once per turn. */
+  private schedule(): void {
+    if (this.scheduled) return;
+    this.scheduled = true;
+    setImmediate(() => {
+      this.scheduled = false;
       this.pump();
     });
   }
@@ -41,6 +59,7 @@ export class Batcher<In, Out> {
       this.inFlight++;
       void this.run(batch).finally(() => {
         this.inFlight--;
+        // What arrived while this write ran is waiting: it goes now, without waiting for the turn.
         this.pump();
       });
     }
