@@ -1,9 +1,8 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { CANCELLED_ERROR, startCampaign } from '../../src/campaigns/campaign-sending.service.ts';
-import { createProject, type TestProject } from '../kit/accounts.ts';
 import type { DnsServer } from '../kit/dns.ts';
-import { verifiedDomain } from '../kit/domains.ts';
+import { projectWithSender as newProjectWithSender } from '../kit/domains.ts';
 import { startTestServerWithDns, type TestServer } from '../kit/server.ts';
 import { type SmtpSink, startSmtpSink } from '../kit/smtp.ts';
 import { campaignBody, countByRecipient, createCampaign, makeContacts, seedContacts, until, waitForCampaign } from './helpers.ts';
@@ -24,10 +23,7 @@ describe('campaigns in flight: cancel, delete, late contacts, scheduled start (c
     await sink.close();
   });
 
-  async function projectWithSender(): Promise<{ project: TestProject; from: string }> {
-    const project = await createProject(server.url);
-    return { project, from: `news@${(await verifiedDomain(project, dns)).domain}` };
-  }
+  const projectWithSender = () => newProjectWithSender(server.url, dns, 'news');
   const receivedFrom = (from: string) => sink.messages.filter((m) => m.envelope.from === from);
 
   test('cancel mid-send: CANCELLED at once, records not yet handed over are FAILED and never sent, the rest were sent once', async () => {

@@ -1,8 +1,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
-import { createProject, type TestProject } from '../kit/accounts.ts';
 import type { DnsServer } from '../kit/dns.ts';
-import { verifiedDomain } from '../kit/domains.ts';
+import { projectWithSender as newProjectWithSender } from '../kit/domains.ts';
 import { client } from '../kit/http.ts';
 import { startTestServerWithDns, type TestServer } from '../kit/server.ts';
 import { type SinkMessage, type SmtpSink, startSmtpSink } from '../kit/smtp.ts';
@@ -26,10 +25,7 @@ describe('campaign delivery through a real SMTP sink (contract §6, §9)', () =>
     await sink.close();
   });
 
-  async function projectWithSender(): Promise<{ project: TestProject; from: string }> {
-    const project = await createProject(server.url);
-    return { project, from: `news@${(await verifiedDomain(project, dns)).domain}` };
-  }
+  const projectWithSender = () => newProjectWithSender(server.url, dns, 'news');
   const messagesOf = (campaignFrom: string) => sink.messages.filter((m) => m.envelope.from === campaignFrom);
 
   test('2,000 contacts: every subscribed contact gets exactly one personalised message, no unsubscribed contact gets one; counters follow', async () => {

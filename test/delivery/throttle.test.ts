@@ -1,8 +1,8 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
-import { createProject, type TestProject, uniqueEmail } from '../kit/accounts.ts';
+import { type TestProject, uniqueEmail } from '../kit/accounts.ts';
 import type { DnsServer } from '../kit/dns.ts';
-import { verifiedDomain } from '../kit/domains.ts';
+import { projectWithSender } from '../kit/domains.ts';
 import { type SinkMessage, type SmtpSink, startSmtpSink } from '../kit/smtp.ts';
 import { startTestServerWithDns, type TestServer } from '../kit/server.ts';
 
@@ -21,10 +21,6 @@ describe('SEND_RATE_PER_SECOND: a per-project throttle on outgoing mail (contrac
     await sink.close();
   });
 
-  async function sender(): Promise<{ project: TestProject; from: string }> {
-    const project = await createProject(server.url);
-    return { project, from: `hello@${(await verifiedDomain(project, dns)).domain}` };
-  }
 
   async function send(project: TestProject, from: string, count: number, label: string): Promise<void> {
     const to = Array.from({ length: count }, (_, i) => uniqueEmail(`${label}-${i}`));
@@ -43,8 +39,8 @@ describe('SEND_RATE_PER_SECOND: a per-project throttle on outgoing mail (contrac
   }
 
   test('a project over its rate is spread out, each message delivered once; another project is not held back', async () => {
-    const busy = await sender();
-    const quiet = await sender();
+    const busy = await projectWithSender(server.url, dns);
+    const quiet = await projectWithSender(server.url, dns);
     const total = 4 * RATE;
     await send(busy.project, busy.from, total, 'busy');
     await send(quiet.project, quiet.from, 3, 'quiet');

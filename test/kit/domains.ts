@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
-import type { TestProject } from './accounts.ts';
+import { createProject, type TestProject } from './accounts.ts';
 import type { DnsServer } from './dns.ts';
 
 export type VerifiedDomain = { id: string; domain: string; selector: string; publicKey: string };
@@ -32,4 +32,10 @@ export async function verifiedDomain(project: TestProject, dns: DnsServer, domai
     selector: dkim.name.split('._domainkey.')[0],
     publicKey: /p=([A-Za-z0-9+/=]+)/.exec(dkim.value)![1]!,
   };
+}
+
+/** A new project with a verified sender domain, and an address on that domain to send from. */
+export async function projectWithSender(baseUrl: string, dns: DnsServer, localPart = 'hello'): Promise<{ project: TestProject; from: string }> {
+  const project = await createProject(baseUrl);
+  return { project, from: `${localPart}@${(await verifiedDomain(project, dns)).domain}` };
 }
