@@ -15,9 +15,11 @@ export async function insertUser(db: Queryable, email: string, passwordHash: str
   return toUser(rows[0]!);
 }
 
-export async function findUserCredentials(db: Queryable, email: string): Promise<{ id: string; email: string; passwordHash: string } | undefined> {
-  const rows = await db.query<{ id: string; email: string; passwordHash: string }>(
-    'SELECT id, email, password_hash AS "passwordHash" FROM users WHERE email = $1',
+export type UserCredentials = { id: string; email: string; passwordHash: string; sessionGeneration: number };
+
+export async function findUserCredentials(db: Queryable, email: string): Promise<UserCredentials | undefined> {
+  const rows = await db.query<UserCredentials>(
+    'SELECT id, email, password_hash AS "passwordHash", session_generation AS "sessionGeneration" FROM users WHERE email = $1',
     [email],
   );
   return rows[0];

@@ -1,6 +1,5 @@
 import type { FastifyReply } from 'fastify';
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
-import { findSessionGeneration } from '../auth/auth.queries.ts';
 import { SESSION_COOKIE, sessionCookieOptions } from '../auth/sessions.ts';
 import type { Deps } from '../deps.ts';
 import { userOf } from '../http/auth.ts';
@@ -12,8 +11,7 @@ export const accountsRoutes: FastifyPluginAsyncZod<Deps> = async (app, deps) => 
   // Browsers drop Secure cookies over plain http, so Secure follows the public URL's scheme.
   const cookieOptions = sessionCookieOptions(deps.config.publicUrl.startsWith('https:'));
 
-  async function startSession(reply: FastifyReply, userId: string) {
-    const generation = (await findSessionGeneration(deps.db, userId)) ?? 0;
+  async function startSession(reply: FastifyReply, userId: string, generation: number) {
     reply.setCookie(SESSION_COOKIE, await deps.sessions.sign(userId, generation), cookieOptions);
   }
 
@@ -23,8 +21,8 @@ export const accountsRoutes: FastifyPluginAsyncZod<Deps> = async (app, deps) => 
       schema: { tags: ['accounts'], summary: 'Create an account and log in', body: credentialsBody, response: { 201: accountResponse } },
     },
     async (request, reply) => {
-      const account = await signUp(deps, request.body.email, request.body.password);
-      await startSession(reply, account.id);
+      const { account, sessionGeneration } = await signUp(deps, request.body.email, request.body.password);
+      await startSession(reply, account.id, sessionGeneration);
       return reply.status(201).send(account);
     },
   );
@@ -33,8 +31,8 @@ export const accountsRoutes: FastifyPluginAsyncZod<Deps> = async (app, deps) => 
     '/auth/login',
     { schema: { tags: ['accounts'], summary: 'Log in with email and password', body: loginBody, response: { 200: accountResponse } } },
     async (request, reply) => {
-      const account = await logIn(deps, request.body.email, request.body.password);
-      await startSession(reply, account.id);
+      const { account, sessionGeneration } = await logIn(deps, request.body.email, request.body.password);
+      await startSession(reply, account.id, sessionGeneration);
       return account;
     },
   );

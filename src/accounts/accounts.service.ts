@@ -12,18 +12,20 @@ const normalizeEmail = (email: string) => email.trim().toLowerCase();
 export async function signUp(deps: AccountDeps, email: string, password: string) {
   if (!deps.config.signupEnabled) throw new AppError('SIGNUP_DISABLED');
   const user = await insertUser(deps.db, normalizeEmail(email), await hashPassword(password));
-  return { id: user.id, email: user.email };
+  // A new user is in the first session generation (the column's default).
+  return { account: { id: user.id, email: user.email }, sessionGeneration: 0 };
 }
 
 /**
  * Checks an email and password. An unknown email still costs one scrypt comparison (against a
- * dummy hash), so response time does not tell which accounts exist.
+ * dummy hash), so response time does not tell which accounts exist. Returns the account and the
+ * user's session generation, which the new session carries (src/auth/sessions.ts).
  */
 export async function logIn(deps: AccountDeps, email: string, password: string) {
   const user = await findUserCredentials(deps.db, normalizeEmail(email));
   const matches = await verifyPassword(password, user?.passwordHash ?? DUMMY_PASSWORD_HASH);
   if (!user || !matches) throw new AppError('INVALID_CREDENTIALS');
-  return { id: user.id, email: user.email };
+  return { account: { id: user.id, email: user.email }, sessionGeneration: user.sessionGeneration };
 }
 
 export async function currentUser(deps: AccountDeps, userId: string) {
