@@ -4,6 +4,7 @@ import type { SessionTokens } from './auth/sessions.ts';
 import type { Config } from './config.ts';
 import type { Db } from './db/index.ts';
 import type { JobQueue } from './jobs/queue.ts';
+import type { OutboundClient } from './outbound/index.ts';
 import type { SnsClient } from './webhooks/sns.client.ts';
 
 /** What every capability is built from: made once in server.ts and handed down. */
@@ -16,4 +17,6 @@ export type Deps = {
   log: Logger;
   /** Amazon SNS certificates and subscription links (POST /webhooks/ses); tests swap its transport. */
   sns: SnsClient;
+  /** The one HTTP client (SSRF-guarded) for every call to a URL the server does not own. */
+  outbound: OutboundClient;
 };

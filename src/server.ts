@@ -10,7 +10,8 @@ import { migrate } from './db/migrate.ts';
 import type { Deps } from './deps.ts';
 import { JobQueue } from './jobs/queue.ts';
 import { CAPABILITIES } from './modules.ts';
-import { SnsClient } from './webhooks/sns.client.ts';
+import { createOutboundClient } from './outbound/index.ts';
+import { SnsClient, snsTransport } from './webhooks/sns.client.ts';
 
 export type RunningServer = {
   app: FastifyInstance;
@@ -26,7 +27,9 @@ export async function startServer(config: Config, log: Logger = pino({ level: co
   const db = await openDatabase(config);
   const queue = new JobQueue(db, log);
   const keys = new ApiKeyResolver(db, RATE_LIMIT_WINDOW_SECONDS * 1000);
-  const deps: Deps = { config, db, queue, keys, sessions: new SessionTokens(config.sessionSecret), log, sns: new SnsClient() };
+  const outbound = createOutboundClient({ allowPrivate: config.webhookAllowPrivate, dnsServers: config.dnsServers });
+  const sessions = new SessionTokens(config.sessionSecret);
+  const deps: Deps = { config, db, queue, keys, sessions, log, sns: new SnsClient(snsTransport(outbound)), outbound };
   let app: FastifyInstance | undefined;
   try {
     const applied = await migrate(db);

@@ -1,5 +1,6 @@
 import { type KeyObject, X509Certificate } from 'node:crypto';
 import { AppError } from '../http/errors.ts';
+import type { OutboundClient } from '../outbound/index.ts';
 
 /** One HTTPS GET to Amazon: the seam tests replace (they must never reach the network). */
 export type HttpsGet = (url: URL) => Promise<{ status: number; body: string }>;
@@ -25,13 +26,14 @@ export function snsUrl(value: string, pathSuffix?: string): URL | undefined {
   return url;
 }
 
-/** The real transport: fetch with a timeout, no redirects (a redirect could leave Amazon) and a size cap. */
-export const httpsGet: HttpsGet = async (url) => {
-  const response = await fetch(url, { redirect: 'error', signal: AbortSignal.timeout(TIMEOUT_MS) });
-  const body = await response.text();
-  if (body.length > MAX_RESPONSE_BYTES) throw new Error(`response from ${url.host} is too large`);
-  return { status: response.status, body };
-};
+/** The real transport: the outbound client with a timeout, no redirects (a redirect could leave Amazon) and a size cap. */
+export function snsTransport(outbound: OutboundClient): HttpsGet {
+  return async (url) => {
+    const response = await outbound.request({ url: url.href, method: 'GET', maxRedirects: 0, timeoutMs: TIMEOUT_MS, maxBodyBytes: MAX_RESPONSE_BYTES });
+    if (response.truncated) throw new Error(`response from ${url.host} is too large`);
+    return { status: response.status, body: response.body };
+  };
+}
 
 /**
  * Talks to Amazon SNS for POST /webhooks/ses: fetches signing certificates (cached by URL: SNS
@@ -42,7 +44,7 @@ export class SnsClient {
   #get: HttpsGet;
   #certificates = new Map<string, Promise<KeyObject>>();
 
-  constructor(get: HttpsGet = httpsGet) {
+  constructor(get: HttpsGet) {
     this.#get = get;
   }
 

@@ -104,7 +104,7 @@ async function followUp(deps: Deps, run: RunContext, timers: Timers, graphs: Gra
       // A follow-up may have queued behind slow calls: make sure the execution is still ours.
       if (!(await renewLease(deps.db, current.claimed, LEASE_SECONDS))) return;
       try {
-        call = { stepId: step.id, response: await callWebhook(request, { allowPrivate: deps.config.webhookAllowPrivate }) };
+        call = { stepId: step.id, response: await callWebhook(deps.outbound, request) };
       } catch (error) {
         call = { stepId: step.id, error: (error as Error).message };
       }
