@@ -1,6 +1,8 @@
 import { createHash, createPrivateKey, type KeyObject, sign } from 'node:crypto';
 import { promisify } from 'node:util';
 import MailComposer from 'nodemailer/lib/mail-composer/index.js';
+import type Mail from 'nodemailer/lib/mailer/index.js';
+import mimeFuncs from 'nodemailer/lib/mime-funcs/index.js';
 import { LruCache } from '../rendering/lru.ts';
 
 const signAsync = promisify(sign);
@@ -32,34 +34,100 @@ export type MessageInput = {
   date?: Date;
 };
 
+/** RFC 5322 §2.1.1: a line is at most 998 octets, CRLF excluded. */
+export const MAX_LINE_OCTETS = 998;
+
+/** Every line break (CRLF, bare CR, bare LF) as CRLF: the only line end a canonical message has (RFC 5322 §2.3). */
+const crlf = (text: string) => text.replace(/\r\n|\r|\n/g, '\r\n');
+
+/**
+ * An unstructured header value (Subject, a custom header) whose line could not be folded under 998
+ * octets (a run without whitespace) is sent as RFC 2047 encoded-words, which fold between words.
+ * Other values are left to nodemailer, which encodes non-ASCII and folds at whitespace.
+ */
+function unstructured(name: string, value: string): string | { prepared: true; foldLines: true; value: string } {
+  const longestRun = Math.max(0, ...value.split(/[ \t]+/).map((run) => Buffer.byteLength(run)));
+  if (longestRun + name.length + 2 <= MAX_LINE_OCTETS - 2) return value;
+  return { prepared: true, foldLines: true, value: mimeFuncs.encodeWord(value, 'Q', 52) };
+}
+
+// Headers whose syntax is structured (RFC 2369, RFC 8058): never turned into encoded-words.
+const STRUCTURED = new Set(['list-unsubscribe', 'list-unsubscribe-post', 'list-id', 'in-reply-to', 'references']);
+
+/**
+ * An attachment's part is base64 (RFC 2045 §6.8): its bytes arrive exactly as given, in CRLF lines
+ * of 76 characters, whatever they hold (bare LF or CR, long lines, NUL). message/* parts may not be
+ * base64-encoded (RFC 2046 §5.2.1): their line ends are made CRLF and they are sent as 7bit; only
+ * one with 8-bit bytes or a line still too long falls back to base64 (we do not rely on 8BITMIME).
+ */
+function attachmentPart(a: MessageAttachment): Mail.Attachment {
+  const common = { filename: a.filename, contentType: a.contentType, contentDisposition: a.disposition, ...(a.contentId ? { cid: a.contentId } : {}) };
+  if (/^message\//i.test(a.contentType)) {
+    const content = Buffer.from(crlf(a.content.toString('binary')), 'binary');
+    if (isAscii(content) && !hasLongLine(content)) return { ...common, content, contentTransferEncoding: '7bit' };
+  }
+  return { ...common, content: a.content, contentTransferEncoding: 'base64' };
+}
+
+const isAscii = (content: Buffer) => !content.some((byte) => byte > 0x7f);
+
+function hasLongLine(content: Buffer): boolean {
+  let start = 0;
+  for (let lf = content.indexOf(0x0a); lf !== -1; lf = content.indexOf(0x0a, start)) {
+    if (lf - 1 - start > MAX_LINE_OCTETS) return true;
+    start = lf + 1;
+  }
+  return content.length - start > MAX_LINE_OCTETS;
+}
+
 /**
  * The RFC 5322 message of contract §6: From with display name, Reply-To, To, Subject, Date,
  * Message-ID, MIME-Version, multipart/alternative (text generated from the HTML), attachments in
  * multipart/mixed, inline parts in multipart/related with Content-ID, and the custom headers.
  * Composed by nodemailer; no file or URL access (every part is in memory).
+ *
+ * The message is canonical (contract §6), so that what is signed is what arrives: text and HTML
+ * lines end in CRLF before nodemailer encodes them (it keeps line breaks as given, and a bare LF
+ * becomes CRLF on the wire, changing the signed body), long lines are encoded (quoted-printable
+ * or base64, nodemailer's choice), attachments are base64, and the result is checked.
  */
-export function composeMessage(input: MessageInput): Promise<Buffer> {
+export async function composeMessage(input: MessageInput): Promise<Buffer> {
+  const headers: Record<string, ReturnType<typeof unstructured>> = {};
+  for (const [name, value] of Object.entries(input.headers)) headers[name] = STRUCTURED.has(name.toLowerCase()) ? value : unstructured(name, value);
   const composer = new MailComposer({
     from: { address: input.from.address, name: input.from.name ?? '' },
     to: { address: input.to.address, name: input.to.name ?? '' },
     ...(input.replyTo ? { replyTo: input.replyTo } : {}),
-    subject: input.subject,
+    subject: unstructured('Subject', input.subject) as string,
     messageId: input.messageId,
     date: input.date ?? new Date(),
-    html: input.html,
-    text: input.text,
-    headers: input.headers,
-    attachments: input.attachments.map((a) => ({
-      filename: a.filename,
-      content: a.content,
-      contentType: a.contentType,
-      contentDisposition: a.disposition,
-      ...(a.contentId ? { cid: a.contentId } : {}),
-    })),
+    html: crlf(input.html),
+    text: crlf(input.text),
+    headers: headers as Record<string, string>,
+    attachments: input.attachments.map(attachmentPart),
     disableFileAccess: true,
     disableUrlAccess: true,
   });
-  return new Promise((resolve, reject) => composer.compile().build((error, message) => (error ? reject(error) : resolve(message))));
+  const message = await new Promise<Buffer>((resolve, reject) => composer.compile().build((error, raw) => (error ? reject(error) : resolve(raw))));
+  assertCanonical(message);
+  return message;
+}
+
+/**
+ * Throws unless every line of the message ends in CRLF (no bare CR or LF) and none is longer than
+ * 998 octets. A message that fails is never signed or sent: its record fails with the reason.
+ */
+export function assertCanonical(message: Buffer): void {
+  for (let cr = message.indexOf(0x0d); cr !== -1; cr = message.indexOf(0x0d, cr + 2)) {
+    if (message[cr + 1] !== 0x0a) throw new Error(`the message is not canonical: a bare CR at octet ${cr}`);
+  }
+  let start = 0;
+  for (let lf = message.indexOf(0x0a); lf !== -1; lf = message.indexOf(0x0a, start)) {
+    if (lf === 0 || message[lf - 1] !== 0x0d) throw new Error(`the message is not canonical: a bare LF at octet ${lf}`);
+    if (lf - 1 - start > MAX_LINE_OCTETS) throw new Error(`the message is not canonical: a line of ${lf - 1 - start} octets (at most ${MAX_LINE_OCTETS})`);
+    start = lf + 1;
+  }
+  if (message.length - start > MAX_LINE_OCTETS) throw new Error('the message is not canonical: its last line is over 998 octets');
 }
 
 // Signed header fields (RFC 6376 §5.4.1), those present in the message. Content-Type binds the MIME structure.
