@@ -1,6 +1,6 @@
 import { DUMMY_PASSWORD_HASH, hashPassword, verifyPassword } from '../auth/passwords.ts';
 import type { Deps } from '../deps.ts';
-import { AppError } from '../http/errors.ts';
+import { AppError } from '../errors.ts';
 import { findUserById, findUserCredentials, insertUser } from './accounts.queries.ts';
 
 type AccountDeps = Pick<Deps, 'config' | 'db'>;

@@ -1,6 +1,6 @@
 import { hashPassword } from '../auth/passwords.ts';
 import type { Deps } from '../deps.ts';
-import { AppError } from '../http/errors.ts';
+import { AppError } from '../errors.ts';
 import { decodeAccountToken, TOKEN_TTL_SECONDS, type TokenPurpose } from './account-tokens.ts';
 import { ACCOUNT_MAIL_JOB, type AccountMailData } from './accounts.jobs.ts';
 import { consumeToken, findUserForMail, issueToken, markEmailVerified, replacePassword } from './email-flows.queries.ts';

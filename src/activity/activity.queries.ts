@@ -1,6 +1,6 @@
 import type { Queryable } from '../db/index.ts';
 import { prefixPattern } from '../db/like.ts';
-import { cursorTimestampSql } from '../events/cursor.ts';
+import { cursorTimestampSql } from '../pagination.ts';
 
 /** A type filter: one event name, or every name of a family (`email.*`). */
 export type TypeFilter = { exact: string } | { prefix: string };

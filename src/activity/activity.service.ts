@@ -2,9 +2,9 @@ import * as analytics from '../analytics/analytics.queries.ts';
 import { ratesOf, toMetrics } from '../analytics/metrics.ts';
 import { resolveWindow } from '../analytics/window.ts';
 import type { Deps } from '../deps.ts';
-import { DEFAULT_PAGE_SIZE, decodeCursor, encodeCursor, isCursorTimestamp, MAX_PAGE_SIZE } from '../events/cursor.ts';
+import { DEFAULT_PAGE_SIZE, decodeCursor, encodeCursor, isCursorTimestamp, MAX_PAGE_SIZE } from '../pagination.ts';
 import { isReservedEventName } from '../events/events.schemas.ts';
-import { badRequest } from '../http/errors.ts';
+import { badRequest } from '../errors.ts';
 import * as queries from './activity.queries.ts';
 import { findUpcoming } from './upcoming.ts';
 

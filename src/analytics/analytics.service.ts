@@ -1,5 +1,5 @@
 import type { Deps } from '../deps.ts';
-import { badRequest, notFound } from '../http/errors.ts';
+import { badRequest, notFound } from '../errors.ts';
 import * as queries from './analytics.queries.ts';
 import { type EmailMetrics, ratesOf, type Rates, sumMetrics, toMetrics } from './metrics.ts';
 import { type Interval, resolveWindow, type Window } from './window.ts';

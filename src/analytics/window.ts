@@ -1,4 +1,4 @@
-import { badRequest } from '../http/errors.ts';
+import { badRequest } from '../errors.ts';
 
 export type Interval = 'hour' | 'day';
 

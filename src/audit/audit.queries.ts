@@ -1,5 +1,5 @@
 import type { Queryable } from '../db/index.ts';
-import { cursorTimestampSql } from '../events/cursor.ts';
+import { cursorTimestampSql } from '../pagination.ts';
 
 /** What an audit entry records (docs/decisions/administration.md lists when each is written). */
 export type AuditAction =

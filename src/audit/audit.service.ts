@@ -1,5 +1,5 @@
 import type { Deps } from '../deps.ts';
-import { DEFAULT_PAGE_SIZE, decodeCursor, encodeCursor, isCursorTimestamp, MAX_PAGE_SIZE } from '../events/cursor.ts';
+import { DEFAULT_PAGE_SIZE, decodeCursor, encodeCursor, isCursorTimestamp, MAX_PAGE_SIZE } from '../pagination.ts';
 import { MANAGERS, requireRole } from '../projects/projects.service.ts';
 import { listAuditEntries } from './audit.queries.ts';
 

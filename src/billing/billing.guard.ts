@@ -1,5 +1,5 @@
 import type { Queryable } from '../db/index.ts';
-import { AppError } from '../http/errors.ts';
+import { AppError } from '../errors.ts';
 import { type BillingCategory, findLimit, findUsage, LIMIT_COLUMNS, seedUsage, takeUsage } from './billing.queries.ts';
 
 export type { BillingCategory } from './billing.queries.ts';

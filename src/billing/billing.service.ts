@@ -1,6 +1,6 @@
 import { recordAudit } from '../audit/audit.service.ts';
 import type { Deps } from '../deps.ts';
-import { AppError } from '../http/errors.ts';
+import { AppError } from '../errors.ts';
 import { MANAGERS, requireRole } from '../projects/projects.service.ts';
 import { findLimits, type Limits, monthConsumption, saveLimits } from './billing.queries.ts';
 

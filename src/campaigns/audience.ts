@@ -1,6 +1,6 @@
 import { compileAudience, ConditionError, type ConditionTree, pathSegments, segmentMembership, validateConditionTree } from '../conditions/index.ts';
 import type { Queryable } from '../db/index.ts';
-import { AppError } from '../http/errors.ts';
+import { AppError } from '../errors.ts';
 import type { Audience } from './campaign-sending.queries.ts';
 import type { AudienceType, CampaignType } from './campaigns.schemas.ts';
 

@@ -7,7 +7,7 @@ import type { Deps } from '../deps.ts';
 import { assertSenderAllowed, signingKeyFor } from '../domains/domains.service.ts';
 import { findSuppressed, insertEmails, refreshEmailStatistics } from '../emails/emails.queries.ts';
 import { recordEvents } from '../events/events.service.ts';
-import { AppError, badRequest, notFound } from '../http/errors.ts';
+import { AppError, badRequest, notFound } from '../errors.ts';
 import type { JobQueue } from '../jobs/queue.ts';
 import { recipientVariables, render, toHeaderLine } from '../rendering/render.ts';
 import { SUPPRESSION_REASONS } from '../send/send.service.ts';

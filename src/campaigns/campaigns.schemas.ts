@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { offsetPage, offsetPageFields, sortFields } from '../http/offset-pagination.ts';
+import { offsetPage, offsetPageFields, sortFields } from '../pagination.ts';
 
 export const CAMPAIGN_TYPES = ['TRANSACTIONAL', 'MARKETING', 'HEADLESS'] as const;
 export const CAMPAIGN_STATUSES = ['DRAFT', 'SCHEDULED', 'SENDING', 'SENT', 'CANCELLED'] as const;
@@ -145,7 +145,7 @@ export const sendCampaignBody = z.object({ scheduledFor: z.unknown().optional().
 
 export const testCampaignBody = z.object({ email });
 
-export { DEFAULT_PAGE_SIZE, MAX_PAGE_SIZE } from '../http/offset-pagination.ts';
+export { DEFAULT_PAGE_SIZE, MAX_PAGE_SIZE } from '../pagination.ts';
 
 /** api.md Conventions, offset pagination; an unknown status is a 400 (querystring validation). */
 export const listCampaignsQuery = z.object({

@@ -1,7 +1,7 @@
 import type { Queryable } from '../db/index.ts';
 import type { Deps } from '../deps.ts';
 import { assertSenderAllowed } from '../domains/domains.service.ts';
-import { AppError, badRequest, type FieldError, notFound } from '../http/errors.ts';
+import { AppError, badRequest, type FieldError, notFound } from '../errors.ts';
 import { checkTemplateSyntax } from '../rendering/render.ts';
 import { getTemplateForSend } from '../templates/templates.service.ts';
 import { audienceForWrite, audienceOf, checkAudienceCondition } from './audience.ts';

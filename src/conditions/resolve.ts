@@ -1,5 +1,5 @@
 import type { Queryable } from '../db/index.ts';
-import { notFound } from '../http/errors.ts';
+import { notFound } from '../errors.ts';
 import { compileCondition, type ResolvedSegment } from './compile.ts';
 import { findSegmentDefinitions } from './conditions.queries.ts';
 import { type ConditionTree, referencedSegments } from './types.ts';

@@ -1,5 +1,5 @@
 import type { Deps } from '../deps.ts';
-import { AppError, notFound } from '../http/errors.ts';
+import { AppError, notFound } from '../errors.ts';
 import { recordEvents, subscriptionEventName } from '../events/events.service.ts';
 import {
   addProgress,

@@ -1,6 +1,6 @@
 import type { Queryable } from '../db/index.ts';
 import type { Deps } from '../deps.ts';
-import { badRequest, notFound } from '../http/errors.ts';
+import { badRequest, notFound } from '../errors.ts';
 import {
   countContacts,
   countDataKeys,

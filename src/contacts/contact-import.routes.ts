@@ -2,7 +2,7 @@ import multipart from '@fastify/multipart';
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import type { Deps } from '../deps.ts';
 import { projectOf } from '../http/auth.ts';
-import { AppError, badRequest } from '../http/errors.ts';
+import { AppError, badRequest } from '../errors.ts';
 import { jobAccepted, jobParams, jobStatusResponse } from './contact-bulk.schemas.ts';
 import { getJob } from './contact-bulk.service.ts';
 import { MAX_IMPORT_BYTES, queueImport } from './contact-import.service.ts';

@@ -1,6 +1,6 @@
 import type { Queryable } from '../db/index.ts';
 import { containsPattern } from '../db/like.ts';
-import { cursorTimestampSql } from '../events/cursor.ts';
+import { cursorTimestampSql } from '../pagination.ts';
 import type { ContactRow } from './contacts.schemas.ts';
 
 /** A written contact with what the write did to it: whether it was new, and `subscribed` before. */

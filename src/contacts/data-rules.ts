@@ -1,4 +1,4 @@
-import { AppError, type FieldError } from '../http/errors.ts';
+import { AppError, type FieldError } from '../errors.ts';
 
 /** api.md Contact data write rule 5: silently dropped. */
 export const RESERVED_DATA_KEYS = new Set(['id', 'svc_id', 'svc_email', 'email', 'unsubscribeUrl', 'subscribeUrl', 'manageUrl']);

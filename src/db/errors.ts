@@ -1,4 +1,4 @@
-import { AppError } from '../http/errors.ts';
+import { AppError } from '../errors.ts';
 
 /** SQLSTATE codes we act on (PostgreSQL appendix A). */
 const UNIQUE_VIOLATION = '23505';

@@ -1,7 +1,7 @@
 import { campaignContents, contactsByIds, type RecipientContact } from '../campaigns/campaign-sending.queries.ts';
 import type { Deps } from '../deps.ts';
 import type { EmailRow } from '../emails/emails.queries.ts';
-import { AppError } from '../http/errors.ts';
+import { AppError } from '../errors.ts';
 import { LruCache } from '../rendering/lru.ts';
 import { recipientVariables, render } from '../rendering/render.ts';
 import { recipientLinks } from './seams.ts';

@@ -3,7 +3,7 @@ import { promisify } from 'node:util';
 import type { Queryable } from '../db/index.ts';
 import { registerConstraintError } from '../db/errors.ts';
 import type { Deps } from '../deps.ts';
-import { AppError, notFound } from '../http/errors.ts';
+import { AppError, notFound } from '../errors.ts';
 import { type TxtResolver, dnsFor } from './dns.ts';
 import {
   type CheckOutcome,

@@ -1,5 +1,5 @@
 import type { Deps } from '../deps.ts';
-import { notFound } from '../http/errors.ts';
+import { notFound } from '../errors.ts';
 import { findEmail } from './emails.queries.ts';
 import { type Email, toEmail } from './emails.schemas.ts';
 

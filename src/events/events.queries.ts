@@ -1,6 +1,6 @@
 import { type ContactUpsert, LOCK_EXISTING_CONTACTS } from '../contacts/contacts.queries.ts';
 import type { Queryable } from '../db/index.ts';
-import { cursorTimestampSql } from './cursor.ts';
+import { cursorTimestampSql } from '../pagination.ts';
 
 export type NewEventRow = { id: string; contactId: string; name: string; data: Record<string, unknown>; emailId: string | null };
 

@@ -4,7 +4,7 @@ import { type ApiKeyResolver, type KeyType, keyTypeOf, type RequestCount } from 
 import { findMembership, findSessionGeneration, type Role } from '../auth/auth.queries.ts';
 import { SESSION_COOKIE, type SessionTokens } from '../auth/sessions.ts';
 import type { Db } from '../db/index.ts';
-import { AppError } from './errors.ts';
+import { AppError } from '../errors.ts';
 
 /**
  * How a route authenticates (route `config.auth`):

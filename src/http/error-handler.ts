@@ -1,6 +1,6 @@
 import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify';
 import { translateDbError } from '../db/errors.ts';
-import { AppError, type ErrorCode } from './errors.ts';
+import { AppError, type ErrorCode } from '../errors.ts';
 import { RequestValidationError } from './validation.ts';
 
 /** api.md Errors: the envelope every failure is written in. */

@@ -3,7 +3,7 @@ import fp from 'fastify-plugin';
 import type { Config } from '../config.ts';
 import type { Db } from '../db/index.ts';
 import type { AuthMode } from './auth.ts';
-import { AppError } from './errors.ts';
+import { AppError } from '../errors.ts';
 import {
   claimIdempotencyKey,
   findIdempotencyKey,

@@ -4,7 +4,7 @@ import { RateLimiterMemory, RateLimiterRes } from 'rate-limiter-flexible';
 import type { RequestCount } from '../auth/api-keys.ts';
 import type { Config } from '../config.ts';
 import type { Db } from '../db/index.ts';
-import { AppError } from './errors.ts';
+import { AppError } from '../errors.ts';
 
 // api.md Limits: "1000 per minute per project"; a fixed 60-second window (docs/decisions).
 export const RATE_LIMIT_WINDOW_SECONDS = 60;

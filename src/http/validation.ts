@@ -1,6 +1,6 @@
 import type { FastifySchemaCompiler } from 'fastify';
 import type { z } from 'zod';
-import type { FieldError } from './errors.ts';
+import type { FieldError } from '../errors.ts';
 
 /** A failed schema check of one part of the request (body, querystring, params, headers). */
 export class RequestValidationError extends Error {

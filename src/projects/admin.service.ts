@@ -1,7 +1,7 @@
 import { pauseRollup } from '../analytics/rollup.queries.ts';
 import { recordAudit } from '../audit/audit.service.ts';
 import type { Deps } from '../deps.ts';
-import { badRequest, notFound } from '../http/errors.ts';
+import { badRequest, notFound } from '../errors.ts';
 import { deleteProjectRows, findProjectNameForUpdate, resettableTables, setupState } from './admin.queries.ts';
 import { requireRole } from './projects.service.ts';
 

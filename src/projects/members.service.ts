@@ -1,7 +1,7 @@
 import { insertAuditEntry as recordAudit } from '../audit/audit.queries.ts';
 import type { Role } from '../auth/auth.queries.ts';
 import type { Deps } from '../deps.ts';
-import { AppError, forbidden, notFound } from '../http/errors.ts';
+import { AppError, forbidden, notFound } from '../errors.ts';
 import { deleteMember, insertMemberByEmail, listMembers, lockRoles, updateMemberRole } from './members.queries.ts';
 import { MANAGERS, requireRole } from './projects.service.ts';
 

@@ -1,7 +1,7 @@
 import { insertAuditEntry as recordAudit } from '../audit/audit.queries.ts';
 import type { Role } from '../auth/auth.queries.ts';
 import type { Queryable } from '../db/index.ts';
-import { forbidden } from '../http/errors.ts';
+import { forbidden } from '../errors.ts';
 import { markReviewed } from '../security/security.queries.ts';
 import { type Project, updateProject } from './projects.queries.ts';
 

@@ -3,7 +3,7 @@ import { generateKeyPair, hashKey } from '../auth/api-keys.ts';
 import { findMembership, type Role } from '../auth/auth.queries.ts';
 import type { Queryable } from '../db/index.ts';
 import type { Deps } from '../deps.ts';
-import { AppError, forbidden, notFound } from '../http/errors.ts';
+import { AppError, forbidden, notFound } from '../errors.ts';
 import type { ProjectContext } from '../http/auth.ts';
 import { updateProjectAudited } from './project-changes.ts';
 import { deleteProject, findProjectName, insertProject, listProjectsOfUser, type KeyPair, replaceKeys } from './projects.queries.ts';

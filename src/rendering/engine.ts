@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import { type Context as LiquidContext, type Emitter, Context, Liquid, Tag, type Template, toValue, toValueSync } from 'liquidjs';
-import { AppError } from '../http/errors.ts';
+import { AppError } from '../errors.ts';
 import { FALLBACK_FILTER, isMissing, originalPosition, type Rewritten, rewriteFallbacks } from './fallback.ts';
 import { LruCache } from './lru.ts';
 

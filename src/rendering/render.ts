@@ -1,4 +1,4 @@
-import { AppError } from '../http/errors.ts';
+import { AppError } from '../errors.ts';
 import { type CompiledTemplate, compile, LIMITS, type Mode, renderCompiled } from './engine.ts';
 import { htmlToText } from './text.ts';
 

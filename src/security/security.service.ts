@@ -1,7 +1,7 @@
 import { listSuspensions } from '../audit/audit.queries.ts';
 import { recordAudit } from '../audit/audit.service.ts';
 import type { Deps } from '../deps.ts';
-import { notFound } from '../http/errors.ts';
+import { notFound } from '../errors.ts';
 import { requireRole } from '../projects/projects.service.ts';
 import { disableForReputation, findCriticalProjects, findReputationState, type ReputationCounts, reputationCounts } from './security.queries.ts';
 

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { offsetPageFields } from '../http/offset-pagination.ts';
+import { offsetPageFields } from '../pagination.ts';
 import { type ConditionTree, conditionTreeSchema } from '../conditions/index.ts';
 import { contactSchema } from '../contacts/contacts.schemas.ts';
 
@@ -11,7 +11,7 @@ export const MAX_NAME = 100;
 export const MAX_DESCRIPTION = 500;
 /** contract §10: emails per members call. */
 export const MAX_MEMBER_EMAILS = 1000;
-export { DEFAULT_PAGE_SIZE, MAX_PAGE_SIZE } from '../http/offset-pagination.ts';
+export { DEFAULT_PAGE_SIZE, MAX_PAGE_SIZE } from '../pagination.ts';
 
 /** A segments row as the queries select it. */
 export type SegmentRow = {

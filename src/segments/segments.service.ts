@@ -4,7 +4,7 @@ import { toContact } from '../contacts/contacts.schemas.ts';
 import type { Db, Queryable } from '../db/index.ts';
 import type { Deps } from '../deps.ts';
 import { recordEvents } from '../events/events.service.ts';
-import { AppError, badRequest, flatBadRequest, notFound } from '../http/errors.ts';
+import { AppError, badRequest, flatBadRequest, notFound } from '../errors.ts';
 import * as queries from './segments.queries.ts';
 import {
   DEFAULT_PAGE_SIZE,

@@ -2,7 +2,7 @@ import type { DataChanges } from '../contacts/data-rules.ts';
 import { splitContactData } from '../contacts/data-rules.ts';
 import type { Deps } from '../deps.ts';
 import type { ContentType, NewAttachment } from '../emails/emails.queries.ts';
-import { AppError, type FieldError } from '../http/errors.ts';
+import { AppError, type FieldError } from '../errors.ts';
 import { checkTemplateSyntax } from '../rendering/render.ts';
 import type { Template } from '../templates/templates.schemas.ts';
 import { getTemplateForSend } from '../templates/templates.service.ts';

@@ -1,7 +1,7 @@
 import { Batcher } from '../db/batcher.ts';
 import { wakeDelivery } from '../delivery/delivery.jobs.ts';
 import type { Deps } from '../deps.ts';
-import { AppError } from '../http/errors.ts';
+import { AppError } from '../errors.ts';
 import type { PreparedSend } from './send-content.ts';
 import { type SendResult, sendKeys, type WrittenSend, writeSends } from './send.service.ts';
 

@@ -7,7 +7,7 @@ import type { Deps } from '../deps.ts';
 import { senderNotVerified, signingDomainsFor } from '../domains/domains.service.ts';
 import { findSuppressedPairs, insertAttachments, insertEmails, type NewEmail } from '../emails/emails.queries.ts';
 import { type EventInput, recordEvents, subscriptionEventName } from '../events/events.service.ts';
-import type { AppError } from '../http/errors.ts';
+import type { AppError } from '../errors.ts';
 import { recipientVariables, render } from '../rendering/render.ts';
 import { invalid, type PreparedSend } from './send-content.ts';
 import { MAX_MESSAGE_BYTES } from './send.schemas.ts';

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { offsetPage, offsetPageFields, sortFields } from '../http/offset-pagination.ts';
+import { offsetPage, offsetPageFields, sortFields } from '../pagination.ts';
 
 export const TEMPLATE_TYPES = ['TRANSACTIONAL', 'MARKETING', 'HEADLESS'] as const;
 export type TemplateType = (typeof TEMPLATE_TYPES)[number];
@@ -98,7 +98,7 @@ export type TemplateInput = z.infer<typeof templateBody>;
 export const templateIdParams = z.object({ id: z.uuid() });
 
 // api.md leaves the maximum pageSize open for templates and campaigns: 100, like every list.
-export { DEFAULT_PAGE_SIZE, MAX_PAGE_SIZE } from '../http/offset-pagination.ts';
+export { DEFAULT_PAGE_SIZE, MAX_PAGE_SIZE } from '../pagination.ts';
 
 /** api.md Conventions, offset pagination; unknown sort → createdAt, unknown dir → desc. */
 export const listTemplatesQuery = z.object({

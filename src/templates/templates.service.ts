@@ -1,7 +1,7 @@
 import type { Queryable } from '../db/index.ts';
 import type { Deps } from '../deps.ts';
 import { assertSenderAllowed } from '../domains/domains.service.ts';
-import { flatBadRequest, notFound } from '../http/errors.ts';
+import { flatBadRequest, notFound } from '../errors.ts';
 import { checkTemplateSyntax } from '../rendering/render.ts';
 import * as queries from './templates.queries.ts';
 import {

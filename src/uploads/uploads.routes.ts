@@ -2,7 +2,7 @@ import multipart from '@fastify/multipart';
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import type { Deps } from '../deps.ts';
 import { projectOf } from '../http/auth.ts';
-import { AppError, badRequest } from '../http/errors.ts';
+import { AppError, badRequest } from '../errors.ts';
 import { uploadedImage, uploadFileParams } from './uploads.schemas.ts';
 import { MAX_IMAGE_BYTES, readImage, saveImage } from './uploads.service.ts';
 

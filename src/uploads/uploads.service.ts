@@ -1,5 +1,5 @@
 import type { Deps } from '../deps.ts';
-import { AppError, notFound } from '../http/errors.ts';
+import { AppError, notFound } from '../errors.ts';
 import { detectImage, looksLikeSvg } from './uploads.image.ts';
 import { findUploadContent, insertUpload } from './uploads.queries.ts';
 

@@ -1,5 +1,5 @@
 import { type KeyObject, X509Certificate } from 'node:crypto';
-import { AppError } from '../http/errors.ts';
+import { AppError } from '../errors.ts';
 import type { OutboundClient } from '../outbound/index.ts';
 
 /** One HTTPS GET to Amazon: the seam tests replace (they must never reach the network). */

@@ -2,7 +2,7 @@ import type { FastifyBaseLogger } from 'fastify';
 import type { Queryable } from '../db/index.ts';
 import type { Deps } from '../deps.ts';
 import { type EventInput, recordEvents } from '../events/events.service.ts';
-import { AppError, badRequest } from '../http/errors.ts';
+import { AppError, badRequest } from '../errors.ts';
 import { snsUrl } from './sns.client.ts';
 import { signatureValid } from './sns.signature.ts';
 import { applyOutcome, findEmails, markProcessed, type MatchedEmail, suppress, unsubscribeContacts } from './webhooks.queries.ts';

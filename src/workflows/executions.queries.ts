@@ -1,5 +1,5 @@
 import type { Queryable } from '../db/index.ts';
-import { cursorTimestampSql } from '../events/cursor.ts';
+import { cursorTimestampSql } from '../pagination.ts';
 import type { ExecutionRow, ExecutionStatus, StepRecordRow } from './executions.schemas.ts';
 
 /**

@@ -1,7 +1,7 @@
 import { findContact } from '../contacts/contacts.queries.ts';
 import type { Deps } from '../deps.ts';
-import { DEFAULT_PAGE_SIZE, decodeCursor, encodeCursor, isCursorTimestamp, MAX_PAGE_SIZE, type Page } from '../events/cursor.ts';
-import { AppError, notFound } from '../http/errors.ts';
+import { DEFAULT_PAGE_SIZE, decodeCursor, encodeCursor, isCursorTimestamp, MAX_PAGE_SIZE, type Page } from '../pagination.ts';
+import { AppError, notFound } from '../errors.ts';
 import * as queries from './executions.queries.ts';
 import { type Execution, type ListExecutionsInput, type StartExecutionInput, toExecution, toExecutionStep } from './executions.schemas.ts';
 import { enqueueRun } from './workflows.jobs.ts';

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { splitContactData } from '../contacts/data-rules.ts';
-import { AppError, type FieldError } from '../http/errors.ts';
+import { AppError, type FieldError } from '../errors.ts';
 import { toFieldErrors } from '../http/validation.ts';
 import { compile } from '../rendering/engine.ts';
 

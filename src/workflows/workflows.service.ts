@@ -1,6 +1,6 @@
 import type { Queryable } from '../db/index.ts';
 import type { Deps } from '../deps.ts';
-import { AppError, badRequest, notFound } from '../http/errors.ts';
+import { AppError, badRequest, notFound } from '../errors.ts';
 import { checkEdgesStillValid, checkNewEdge, type GraphEdge, type GraphStep, spliceEdge } from './graph.ts';
 import { parseStepConfig } from './step-configs.ts';
 import * as queries from './workflows.queries.ts';

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
-import { AppError } from '../../src/http/errors.ts';
+import { AppError } from '../../src/errors.ts';
 import { compiledCacheSize } from '../../src/rendering/engine.ts';
 import { checkTemplateSyntax, compileTemplate, LIMITS, recipientVariables, render, renderSubject } from '../../src/rendering/render.ts';
 

@@ -1,4 +1,4 @@
-import { AppError } from '../../http/errors.ts';
+import { AppError } from '../../errors.ts';
 import type { StepRow } from '../workflows.schemas.ts';
 import type { ExecutionState, StepRecordWrite } from './engine.queries.ts';
 import { resumeWait, runStep, StepFailure, type StepEnv, type StepResult, webhookResult } from './steps.ts';

@@ -1,5 +1,32 @@
 import { createHmac, timingSafeEqual } from 'node:crypto';
-import { badRequest } from '../http/errors.ts';
+import { z } from 'zod';
+import { badRequest } from './errors.ts';
+
+/** api.md Conventions: the default page size (`limit`, `pageSize`), and the largest (larger is clamped, not refused). */
+export const DEFAULT_PAGE_SIZE = 20;
+export const MAX_PAGE_SIZE = 100;
+
+/** The `page` and `pageSize` query fields every offset-paginated list shares. */
+export const offsetPageFields = {
+  page: z.coerce.number().int().min(1).max(1_000_000).optional(),
+  pageSize: z.coerce.number().int().min(1).optional().describe(`default ${DEFAULT_PAGE_SIZE}; values above ${MAX_PAGE_SIZE} are clamped`),
+};
+
+/** The `sort` and `dir` query fields of lists sorted by name, creation or update time. */
+export const sortFields = {
+  sort: z.string().optional().describe('name, createdAt (default; unknown values fall back to it) or updatedAt'),
+  dir: z.string().optional().describe('asc or desc (default; unknown values fall back to it)'),
+};
+
+/** api.md Conventions: an offset-paginated list's answer, `{ data, page, pageSize, total, totalPages }`. */
+export const offsetPage = <T extends z.ZodType>(item: T) =>
+  z.object({
+    data: z.array(item),
+    page: z.number().int(),
+    pageSize: z.number().int(),
+    total: z.number().int(),
+    totalPages: z.number().int(),
+  });
 
 /**
  * Opaque keyset cursors (api.md Conventions: cursor pagination) for GET /contacts and GET /events.
@@ -45,9 +72,5 @@ export function decodeCursor(secret: string, cursor: string, expected: { sort: s
   if (sort !== expected.sort || dir !== expected.dir || !UUID.test(id) || !expected.checkValue(value)) throw invalid();
   return { sort, dir, value, id };
 }
-
-/** limit (api.md Conventions): default 20; above 100 is clamped, not refused. */
-export const MAX_PAGE_SIZE = 100;
-export const DEFAULT_PAGE_SIZE = 20;
 
 export type Page<T> = { data: T[]; cursor: string | null; hasMore: boolean; total: number };
