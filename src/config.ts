@@ -32,6 +32,7 @@ const environmentSchema = z.object({
   HOST: z.string().min(1).default('0.0.0.0'),
   DATA_DIR: z.string().min(1).default('./data'),
   DATABASE_URL: postgresUrl.optional(),
+  DATABASE_DISTRIBUTION: z.enum(['none', 'citus']).default('none'),
   PUBLIC_URL: z.string().url().optional(),
   SMTP_URL: smtpUrl.optional(),
   DNS_SERVERS: z
@@ -58,6 +59,8 @@ export type Config = Readonly<{
   host: string;
   dataDir: string;
   databaseUrl: string | undefined;
+  /** `citus`: migrations distribute the tables by project over a Citus cluster (docs/architecture.md). */
+  databaseDistribution: 'none' | 'citus';
   publicUrl: string;
   smtpUrl: string | undefined;
   dnsServers: readonly string[];
@@ -96,12 +99,16 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     // The embedded database belongs to one process, so an API process and a worker cannot share it.
     throw new ConfigError('Invalid configuration: ROLE: api and worker need a shared PostgreSQL (set DATABASE_URL); the embedded database runs with ROLE=all');
   }
+  if (e.DATABASE_DISTRIBUTION === 'citus' && !e.DATABASE_URL) {
+    throw new ConfigError('Invalid configuration: DATABASE_DISTRIBUTION: citus needs DATABASE_URL (the coordinator)');
+  }
   const dataDir = resolve(e.DATA_DIR);
   return Object.freeze({
     port: e.PORT,
     host: e.HOST,
     dataDir,
     databaseUrl: e.DATABASE_URL,
+    databaseDistribution: e.DATABASE_DISTRIBUTION,
     publicUrl: (e.PUBLIC_URL ?? `http://localhost:${e.PORT}`).replace(/\/+$/, ''),
     smtpUrl: e.SMTP_URL,
     dnsServers: Object.freeze([...e.DNS_SERVERS]),

@@ -6,6 +6,7 @@ import { ApiKeyResolver } from './auth/api-keys.ts';
 import { SessionTokens } from './auth/sessions.ts';
 import type { Config } from './config.ts';
 import { openDatabase } from './db/index.ts';
+import { distributeForCitus } from './db/distribution.ts';
 import { migrate } from './db/migrate.ts';
 import type { Deps } from './deps.ts';
 import { JobQueue } from './jobs/queue.ts';
@@ -34,6 +35,10 @@ export async function startServer(config: Config, log: Logger = pino({ level: co
   try {
     const applied = await migrate(db);
     if (applied.length) log.info({ migrations: applied }, 'migrations applied');
+    if (config.databaseDistribution === 'citus') {
+      const distributed = await distributeForCitus(db);
+      if (distributed.length) log.info({ tables: distributed }, 'tables distributed');
+    }
     for (const capability of CAPABILITIES) for (const job of capability.jobs?.(deps) ?? []) queue.define(job);
     await queue.start({ work: config.role !== 'api' });
     app = await buildApp(deps, { api: config.role !== 'worker' });

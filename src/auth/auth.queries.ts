@@ -40,7 +40,8 @@ export async function findProjectByKeyHash(db: Queryable, keyType: 'public' | 's
  * trip for a burst of key-authenticated requests on PostgreSQL; src/db/batcher.ts). Only a key that
  * exists, of a project that is not disabled, is counted. The fixed window lives in `rate_limits`
  * (migration 0003): `expire` is the window's end in epoch milliseconds on the database clock, so
- * every process shares one counter and one clock. A project's counter moves once by the number of
+ * every process shares one counter and one clock (the conflict branch reads the clock back from
+ * EXCLUDED: Citus refuses a subquery there). A project's counter moves once by the number of
  * its requests in the batch, and each request gets its own count in request order: counts stay
  * exact across processes. Returns one row (or undefined for an unknown key) per lookup, in order.
  */
@@ -62,8 +63,8 @@ export async function findProjectsByKeyHashesAndCount(db: Queryable, lookups: Ar
        INSERT INTO rate_limits AS r (key, points, expire)
        SELECT requests.id::text, requests.n, clock.now_ms + $2 FROM requests, clock ORDER BY 1
        ON CONFLICT (key) DO UPDATE SET
-         points = CASE WHEN r.expire <= (SELECT now_ms FROM clock) THEN EXCLUDED.points ELSE r.points + EXCLUDED.points END,
-         expire = CASE WHEN r.expire <= (SELECT now_ms FROM clock) THEN EXCLUDED.expire ELSE r.expire END
+         points = CASE WHEN r.expire <= EXCLUDED.expire - $2 THEN EXCLUDED.points ELSE r.points + EXCLUDED.points END,
+         expire = CASE WHEN r.expire <= EXCLUDED.expire - $2 THEN EXCLUDED.expire ELSE r.expire END
        RETURNING r.key, r.points, r.expire
      )
      SELECT f.*,

@@ -7,6 +7,7 @@ import pg from 'pg';
 import { loadConfig } from '../../src/config.ts';
 import { PACKAGE_ROOT } from '../../src/paths.ts';
 import { type RunningServer, startServer } from '../../src/server.ts';
+import { citusWorkers, dropCitusDatabase, prepareCitusDatabase } from './citus.ts';
 import { type DnsServer, startDnsServer } from './dns.ts';
 import { copySnapshotTo } from './pglite-snapshot.ts';
 
@@ -23,6 +24,8 @@ export async function createTestDatabase(): Promise<{ url: string; drop: () => P
   await admin.connect();
   await admin.query(`CREATE DATABASE ${name}`);
   await admin.end();
+  const workers = await citusWorkers(TEST_DATABASE_URL);
+  if (workers) await prepareCitusDatabase(TEST_DATABASE_URL, workers, name);
   const url = new URL(TEST_DATABASE_URL);
   url.pathname = `/${name}`;
   return {
@@ -32,6 +35,7 @@ export async function createTestDatabase(): Promise<{ url: string; drop: () => P
       await client.connect();
       await client.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
       await client.end();
+      if (workers) await dropCitusDatabase(TEST_DATABASE_URL, workers, name);
     },
   };
 }
@@ -52,6 +56,8 @@ export async function prepareEnvironment(overrides: Record<string, string> = {})
     ...overrides,
   };
   let dropDatabase = async () => {};
+  // On a Citus coordinator, every server of the tests distributes its tables.
+  if (TEST_DATABASE_URL && (await citusWorkers(TEST_DATABASE_URL)) && !('DATABASE_DISTRIBUTION' in overrides)) env.DATABASE_DISTRIBUTION = 'citus';
   if (TEST_DATABASE_URL && !('DATABASE_URL' in overrides)) {
     const database = await createTestDatabase();
     env.DATABASE_URL = database.url;
