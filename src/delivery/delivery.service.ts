@@ -6,6 +6,7 @@ import { fillDeferredContent } from './deferred-content.ts';
 import { type AttachmentRow, type ClaimRef, claimDue, loadAttachments, markHandedOff, renewLeases, type Settlement, type SettledRow, settle, suppressBounced } from './delivery.queries.ts';
 import { buildMessage, type DkimKey } from './mime.ts';
 import { type MessageUrls, trackContent } from './seams.ts';
+import { isSoftBounceError, softBounceError } from './bounces.ts';
 import type { Outcome, Transport } from './transport.ts';
 import type { Throttle } from './throttle.ts';
 
@@ -79,7 +80,7 @@ async function deliverClaimed(context: RunContext, claimed: EmailRow[]): Promise
 
 async function deliverChunk(context: RunContext, chunk: EmailRow[]): Promise<void> {
   const { deps } = context;
-  const settlements: Settlement[] = [];
+  const settlements: Outcomed[] = [];
   const deferredPerProject = new Map<string, number>();
   const going: EmailRow[] = [];
   for (const row of chunk) {
@@ -122,15 +123,22 @@ async function deliverChunk(context: RunContext, chunk: EmailRow[]): Promise<voi
   await finish(context, settlements);
 }
 
-function settlementFor(row: EmailRow, outcome: Outcome): Settlement {
+/** A settlement and whether it announces a soft bounce (the record itself goes back to the queue). */
+type Outcomed = Settlement & { softBounce?: boolean };
+
+function settlementFor(row: EmailRow, outcome: Outcome): Outcomed {
   const ref = refOf(row);
   if (outcome.kind === 'delivered') return { ...ref, status: 'DELIVERED', error: null };
-  if (outcome.kind === 'bounced') return { ...ref, status: 'BOUNCED', error: outcome.error };
+  if (outcome.kind === 'bounced' && outcome.bounceType === 'hard') return { ...ref, status: 'BOUNCED', error: outcome.error };
   if (outcome.kind === 'failed') return { ...ref, status: 'FAILED', error: outcome.error };
+  // A soft bounce is retried like a 4xx (contract §6); the first of a series is announced once.
+  const soft = outcome.kind === 'bounced';
+  const error = soft ? softBounceError(outcome.error) : outcome.error;
   if (Date.now() - new Date(row.created_at).getTime() >= GIVE_UP_MS) {
-    return { ...ref, status: 'FAILED', error: `Gave up after 24 hours of temporary failures; last: ${outcome.error}` };
+    return { ...ref, status: 'FAILED', error: `Gave up after 24 hours of temporary failures; last: ${error}` };
   }
-  return { ...ref, status: 'QUEUED', error: outcome.error, retryAt: new Date(Date.now() + retryDelayMs(row.attempts)).toISOString() };
+  const retryAt = new Date(Date.now() + retryDelayMs(row.attempts)).toISOString();
+  return { ...ref, status: 'QUEUED', error, retryAt, softBounce: soft && !isSoftBounceError(row.last_error) };
 }
 
 type BuiltMessage = { raw: Buffer; urls: MessageUrls | null };
@@ -164,9 +172,10 @@ async function build(context: RunContext, row: EmailRow, attachments: Attachment
 }
 
 /** Writes settlements, their events, and the suppressions of hard bounces, in one transaction. */
-async function finish(context: RunContext, settlements: Settlement[]): Promise<void> {
+async function finish(context: RunContext, settlements: Outcomed[]): Promise<void> {
   if (settlements.length === 0) return;
   const { deps } = context;
+  const softBounced = new Set(settlements.filter((s) => s.softBounce).map((s) => s.id));
   await deps.db.transaction(async (tx) => {
     const settled = await settle(tx, settlements);
     const byProject = new Map<string, SettledRow[]>();
@@ -175,14 +184,14 @@ async function finish(context: RunContext, settlements: Settlement[]): Promise<v
       const bounced = rows.filter((row) => row.status === 'BOUNCED');
       const unsubscribed = await suppressBounced(tx, projectId, bounced.map((row) => ({ email: row.to_address, contactId: row.contact_id })));
       const events: EventInput[] = unsubscribed.map((contactId) => ({ contactId, name: 'contact.unsubscribed' }));
-      for (const row of rows) events.push(...eventsFor(row));
+      for (const row of rows) events.push(...eventsFor(row, softBounced.has(row.id)));
       await recordEvents(tx, projectId, events);
     }
   });
 }
 
 /** contract §6 service events, with `data.emailId` and the ids of what sent it. */
-function eventsFor(row: SettledRow): EventInput[] {
+function eventsFor(row: SettledRow, softBounced: boolean): EventInput[] {
   if (row.contact_id === null) return [];
   const data: Record<string, unknown> = { emailId: row.id };
   if (row.template_id) data.templateId = row.template_id;
@@ -196,6 +205,8 @@ function eventsFor(row: SettledRow): EventInput[] {
       return [event('email.bounced', { bounceType: 'hard', error: row.last_error })];
     case 'FAILED':
       return [event('email.failed', { error: row.last_error })];
+    case 'QUEUED':
+      return softBounced ? [event('email.bounced', { bounceType: 'soft', error: row.last_error })] : [];
     default:
       return [];
   }

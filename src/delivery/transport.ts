@@ -6,14 +6,19 @@ import nodemailer from 'nodemailer';
 import type SMTPPool from 'nodemailer/lib/smtp-pool/index.js';
 import { parseConnectionUrl } from 'nodemailer/lib/shared/index.js';
 import type { Config } from '../config.ts';
+import { type Classified, classifyRefusal, type SmtpRefusal } from './bounces.ts';
 
 export type HandOff = { id: string; from: string; to: string; raw: Buffer };
 
 /**
- * What became of one hand-off (contract §6 SMTP answers): `delivered` (2xx), `bounced` (5xx for
- * the recipient: hard), `failed` (another permanent refusal), `retry` (4xx or no connection).
+ * What became of one hand-off (contract §6 SMTP answers, classified by bounces.ts): `delivered`
+ * (2xx), `bounced` (hard: the address does not exist; soft: the mailbox cannot take it now),
+ * `failed` (another permanent refusal), `retry` (4xx or no connection).
  */
-export type Outcome = { kind: 'delivered' } | { kind: 'bounced' | 'failed' | 'retry'; error: string };
+export type Outcome =
+  | { kind: 'delivered' }
+  | { kind: 'bounced'; bounceType: 'hard' | 'soft'; error: string }
+  | { kind: 'failed' | 'retry'; error: string };
 
 export interface Transport {
   /**
@@ -75,7 +80,7 @@ export class SmtpTransport implements Transport {
       await this.transporter.sendMail({ envelope: { from: message.from, to: [message.to] }, raw: message.raw });
       return { kind: 'delivered' };
     } catch (error) {
-      return classify(error as Error & { command?: string; responseCode?: number; response?: string });
+      return outcomeOf(classifyRefusal(error as Error & SmtpRefusal));
     }
   }
 
@@ -100,13 +105,9 @@ function connectWithoutNagle(options: { host?: string; port?: number }, callback
   });
 }
 
-function classify(error: Error & { command?: string; responseCode?: number; response?: string }): Outcome {
-  const text = (error.response ?? error.message).slice(0, 500);
-  const code = error.responseCode;
-  if (code === undefined || code < 500) return { kind: 'retry', error: code ? `SMTP ${code}: ${text}` : `Connection failed: ${text}` };
-  // A 5xx to RCPT TO refuses the recipient itself: a hard bounce. Other 5xx (MAIL FROM, DATA) fail the record only.
-  if (error.command === 'RCPT TO') return { kind: 'bounced', error: `SMTP ${code}: ${text}` };
-  return { kind: 'failed', error: `SMTP ${code}: ${text}` };
+function outcomeOf(refusal: Classified): Outcome {
+  if (refusal.class === 'hard' || refusal.class === 'soft') return { kind: 'bounced', bounceType: refusal.class, error: refusal.error };
+  return { kind: refusal.class, error: refusal.error };
 }
 
 export function transportFor(config: Config): Transport {

@@ -16,12 +16,19 @@ export type SinkMessage = {
 /**
  * How the sink answers one RCPT TO. `attempt` counts RCPT TO commands for that address (1 on the
  * first), so "421 on the first try, then accept" is `(to, attempt) => attempt === 1 ? { code: 421 } : undefined`.
- * `undefined` or a 2xx code accepts the recipient.
+ * `undefined` or a 2xx code accepts the recipient. The reply line is `<code> <message>` exactly:
+ * give the RFC 3463 enhanced code in the message (`{ code: 550, message: '5.7.1 Blocked' }`), or
+ * leave `message` out for a default text that carries the usual one (550 → `5.1.1 No such user here`).
  */
 export type SinkReply = (rcptTo: string, attempt: number) => { code: number; message?: string } | undefined;
 
+/** How the sink answers the end of DATA (after the message was received), by envelope recipient. */
+export type SinkDataReply = (rcptTo: string, raw: Buffer) => { code: number; message?: string } | undefined;
+
 export type SmtpSinkOptions = {
   reply?: SinkReply;
+  /** Refuses a message after its DATA (content filters, size limits); a refused one is not kept. */
+  dataReply?: SinkDataReply;
   /** `true`: clients must authenticate (any username and password is accepted). */
   auth?: boolean;
 };
@@ -42,15 +49,21 @@ export type SmtpSink = {
 };
 
 const DEFAULT_MESSAGES: Record<number, string> = {
-  421: 'Service not available, try again later',
-  450: 'Mailbox unavailable, try again later',
-  451: 'Local error in processing',
-  452: 'Insufficient system storage',
-  550: 'No such user here',
-  551: 'User not local',
-  552: 'Exceeded storage allocation',
-  553: 'Mailbox name not allowed',
-  554: 'Transaction failed',
+  421: '4.4.2 Service not available, try again later',
+  450: '4.2.1 Mailbox unavailable, try again later',
+  451: '4.3.0 Local error in processing',
+  452: '4.2.2 Insufficient system storage',
+  550: '5.1.1 No such user here',
+  551: '5.1.6 User not local',
+  552: '5.2.2 Exceeded storage allocation',
+  553: '5.1.3 Mailbox name not allowed',
+  554: '5.6.0 Transaction failed',
+};
+
+const refusal = (answer: { code: number; message?: string }) => {
+  const error = new Error(answer.message ?? DEFAULT_MESSAGES[answer.code] ?? 'Recipient refused') as Error & { responseCode: number };
+  error.responseCode = answer.code;
+  return error;
 };
 
 /**
@@ -70,6 +83,8 @@ export async function startSmtpSink(options: SmtpSinkOptions = {}): Promise<Smtp
   const server = new SMTPServer({
     logger: false,
     disabledCommands: ['STARTTLS'],
+    // The replies say exactly what the test asked for, enhanced status code included (RFC 3463).
+    hideENHANCEDSTATUSCODES: true,
     allowInsecureAuth: true,
     authOptional: !options.auth,
     size: 50 * 1024 * 1024,
@@ -84,9 +99,7 @@ export async function startSmtpSink(options: SmtpSinkOptions = {}): Promise<Smtp
       attemptCounts.set(key, attempt);
       const answer = options.reply?.(address.address, attempt);
       if (!answer || (answer.code >= 200 && answer.code < 300)) return callback();
-      const error = new Error(answer.message ?? DEFAULT_MESSAGES[answer.code] ?? 'Recipient refused') as Error & { responseCode: number };
-      error.responseCode = answer.code;
-      callback(error);
+      callback(refusal(answer));
     },
     onData(stream: SMTPServerDataStream, session: SMTPServerSession, callback) {
       const chunks: Buffer[] = [];
@@ -99,6 +112,8 @@ export async function startSmtpSink(options: SmtpSinkOptions = {}): Promise<Smtp
           return callback(error);
         }
         const raw = Buffer.concat(chunks);
+        const refused = session.envelope.rcptTo.map((r) => options.dataReply?.(r.address, raw)).find((answer) => answer && answer.code >= 300);
+        if (refused) return callback(refusal(refused));
         try {
           // Parsed before answering 250, so a client's send has resolved only once the message is here.
           const parsed = await simpleParser(raw);
