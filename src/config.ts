@@ -48,6 +48,12 @@ const environmentSchema = z.object({
   SEGMENT_REFRESH_INTERVAL_SECONDS: positiveInt.default(300),
   SEND_RATE_PER_SECOND: nonNegativeInt.default(0),
   WEBHOOK_ALLOW_PRIVATE: booleanString.default(false),
+  // Contract §14: about 5 s, 5 min, 30 min, 2 h, 5 h, 10 h, 10 h, 10 h (3 days); tests shorten it.
+  WEBHOOK_RETRY_SCHEDULE: z
+    .string()
+    .default('5,300,1800,7200,18000,36000,36000,36000')
+    .transform((raw) => raw.split(',').map((s) => s.trim()))
+    .pipe(z.array(z.coerce.number<string>().positive().max(7 * 24 * 3600, 'at most 7 days per step')).min(1).max(20)),
   AUTO_DISABLE: booleanString.default(false),
   ROLE: z.enum(ROLES).default('all'),
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
@@ -72,6 +78,8 @@ export type Config = Readonly<{
   segmentRefreshIntervalSeconds: number;
   sendRatePerSecond: number;
   webhookAllowPrivate: boolean;
+  /** Seconds before each retry of a failed webhook delivery (±10 % jitter is added). */
+  webhookRetrySchedule: readonly number[];
   /** Disable a project whose bounce or complaint rate crosses the critical threshold (docs/decisions/reputation.md). */
   autoDisable: boolean;
   role: Role;
@@ -120,6 +128,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     segmentRefreshIntervalSeconds: e.SEGMENT_REFRESH_INTERVAL_SECONDS,
     sendRatePerSecond: e.SEND_RATE_PER_SECOND,
     webhookAllowPrivate: e.WEBHOOK_ALLOW_PRIVATE,
+    webhookRetrySchedule: Object.freeze([...e.WEBHOOK_RETRY_SCHEDULE]),
     autoDisable: e.AUTO_DISABLE,
     role: e.ROLE,
     logLevel: e.LOG_LEVEL,

@@ -18,6 +18,7 @@ import { deliveryJobs } from './delivery/delivery.jobs.ts';
 import { emailsRoutes } from './emails/emails.routes.ts';
 import { sendRoutes } from './send/send.routes.ts';
 import { domainsRoutes } from './domains/domains.routes.ts';
+import type { EventsSubscriber } from './events/events.registry.ts';
 import type { JobDefinition } from './jobs/queue.ts';
 import { contactsJobs } from './contacts/contacts.jobs.ts';
 import { contactsRoutes } from './contacts/contacts.routes.ts';
@@ -39,6 +40,8 @@ import { templatesRoutes } from './templates/templates.routes.ts';
 import { segmentsJobs } from './segments/segments.jobs.ts';
 import { segmentsRoutes } from './segments/segments.routes.ts';
 import { uploadsRoutes } from './uploads/uploads.routes.ts';
+import { webhookEndpointsJobs, webhookFanOut } from './webhook-endpoints/webhook-endpoints.jobs.ts';
+import { webhookEndpointsRoutes } from './webhook-endpoints/webhook-endpoints.routes.ts';
 import { webhooksRoutes } from './webhooks/webhooks.routes.ts';
 import { workflowsJobs } from './workflows/workflows.jobs.ts';
 import { workflowsRoutes } from './workflows/workflows.routes.ts';
@@ -52,6 +55,11 @@ export type Capability = {
   prefix: string;
   routes: FastifyPluginAsync<Deps>;
   jobs?: (deps: Deps) => JobDefinition<any>[];
+  /**
+   * Hears recorded events in the worker (events.dispatch), at least once. server.ts subscribes it
+   * in every process role, so API processes know that somebody listens when they record events.
+   */
+  events?: (deps: Deps) => EventsSubscriber;
 };
 
 export const CAPABILITIES: Capability[] = [
@@ -81,5 +89,6 @@ export const CAPABILITIES: Capability[] = [
   { name: 'links', prefix: '', routes: linksRoutes },
   { name: 'uploads', prefix: '', routes: uploadsRoutes },
   { name: 'webhooks', prefix: '', routes: webhooksRoutes },
+  { name: 'webhook-endpoints', prefix: '', routes: webhookEndpointsRoutes, jobs: webhookEndpointsJobs, events: webhookFanOut },
   { name: 'workflows', prefix: '', routes: workflowsRoutes, jobs: workflowsJobs },
 ];

@@ -9,6 +9,7 @@ import { openDatabase } from './db/index.ts';
 import { distributeForCitus } from './db/distribution.ts';
 import { migrate } from './db/migrate.ts';
 import type { Deps } from './deps.ts';
+import { onEventsRecorded } from './events/events.registry.ts';
 import { JobQueue } from './jobs/queue.ts';
 import { CAPABILITIES } from './modules.ts';
 import { createOutboundClient } from './outbound/index.ts';
@@ -32,6 +33,8 @@ export async function startServer(config: Config, log: Logger = pino({ level: co
   const sessions = new SessionTokens(config.sessionSecret);
   const deps: Deps = { config, db, queue, keys, sessions, log, sns: new SnsClient(snsTransport(outbound)), outbound };
   let app: FastifyInstance | undefined;
+  const unsubscribe = CAPABILITIES.flatMap((capability) => (capability.events ? [onEventsRecorded(capability.events(deps))] : []));
+  const stopListening = () => unsubscribe.forEach((stop) => stop());
   try {
     const applied = await migrate(db);
     if (applied.length) log.info({ migrations: applied }, 'migrations applied');
@@ -47,6 +50,7 @@ export async function startServer(config: Config, log: Logger = pino({ level: co
     // Release what was opened, so a failed start leaves no handles keeping the process alive.
     await app?.close().catch(() => {});
     await queue.stop(1).catch(() => {});
+    stopListening();
     await keys.close().catch(() => {});
     await db.close().catch(() => {});
     throw error;
@@ -66,6 +70,7 @@ export async function startServer(config: Config, log: Logger = pino({ level: co
       (closing ??= (async () => {
         await http.close();
         await queue.stop(config.shutdownTimeoutSeconds);
+        stopListening();
         await keys.close();
         await db.close();
       })()),

@@ -21,21 +21,26 @@ function content(config: Config, purpose: TokenPurpose, token: string) {
   return { subject, text, html };
 }
 
-/**
- * Sends one account mail through the configured transport (SMTP_URL, or the outbox), unsigned:
- * it comes from the server, not from a project's verified domain.
- */
+/** Sends one account mail (verification, password reset). */
 export async function sendAccountMail(config: Config, mail: { id: string; to: string; purpose: TokenPurpose; token: string }): Promise<Outcome> {
+  return sendSystemMail(config, { id: mail.id, to: mail.to, ...content(config, mail.purpose, mail.token) });
+}
+
+/**
+ * Sends one mail of the server's own (account mail, notices to a project's owners) through the
+ * configured transport (SMTP_URL, or the outbox), unsigned: it comes from the server, not from a
+ * project's verified domain. `id` makes the Message-ID.
+ */
+export async function sendSystemMail(config: Config, mail: { id: string; to: string; subject: string; text: string; html: string }): Promise<Outcome> {
   const from = systemSender(config);
-  const { subject, text, html } = content(config, mail.purpose, mail.token);
   const raw = await composeMessage({
     messageId: `<${mail.id}@${from.split('@')[1]}>`,
     from: { address: from, name: 'Mailroom' },
     to: { address: mail.to, name: null },
     replyTo: null,
-    subject,
-    html,
-    text,
+    subject: mail.subject,
+    html: mail.html,
+    text: mail.text,
     headers: {},
     attachments: [],
   });

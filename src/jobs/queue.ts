@@ -17,7 +17,7 @@ export type JobDefinition<T extends object = object> = {
   queue?: Omit<Queue, 'name'>;
   work?: WorkOptions;
   /** Releases what the handler keeps between jobs (connections), once the queue has stopped. */
-  stopped?: () => void;
+  stopped?: () => void | Promise<void>;
 };
 
 export type EnqueueOptions = SendOptions & { tx?: Queryable };
@@ -87,10 +87,10 @@ export class JobQueue {
     await this.boss.schedule(name, cron, null, options);
   }
 
-  /** Stops fetching, waits for running handlers (up to `timeoutSeconds`), then closes. */
+  /** Stops fetching, waits for running handlers (up to `timeoutSeconds`) and what they left running, then closes. */
   async stop(timeoutSeconds: number): Promise<void> {
     if (!this.started) return;
     await this.boss.stop({ graceful: true, close: true, timeout: timeoutSeconds * 1000 });
-    for (const definition of this.definitions.values()) definition.stopped?.();
+    for (const definition of this.definitions.values()) await definition.stopped?.();
   }
 }

@@ -1,0 +1,142 @@
+import { Batcher } from '../db/batcher.ts';
+import type { Deps } from '../deps.ts';
+import { claimDue, type ClaimedMessage, type DisabledEndpoint, nextDueAt, type Outcome, recordOutcomes } from './messages.queries.ts';
+import { nextRetryAt } from './schedule.ts';
+import { signatureHeader } from './signature.ts';
+import { postDelivery } from './target.ts';
+
+/** Deliveries to one endpoint at once, per worker process: a slow endpoint holds these, no more. */
+export const PER_ENDPOINT = 4;
+/** Deliveries at once per worker process, all endpoints together. */
+export const MAX_IN_FLIGHT = 256;
+/** A claim's lease: longer than a delivery's 10 s plus recording it; a dead worker's claims end with it. */
+export const LEASE_SECONDS = 30;
+/** contract §14: an endpoint whose every delivery failed this long is disabled. */
+export const DISABLE_AFTER_DAYS = 5;
+/** A worker with nothing due looks again at least this often (other processes may have queued work). */
+const IDLE_LOOK_MS = 30_000;
+
+/**
+ * The webhook delivery loop of one worker process (contract §14; docs/decisions/webhook-endpoints.md).
+ * It claims due messages from the database (at most PER_ENDPOINT per endpoint and MAX_IN_FLIGHT in
+ * all), sends each on its own, and claims again as soon as one finishes: no batch waits for its
+ * slowest member, so a slow or dead endpoint holds its own slots and nothing else. Outcomes are
+ * written with group commit. A timer set at the next due message (a retry, a lease's end) wakes it;
+ * `kick()` wakes it when new messages were queued.
+ */
+export class WebhookDelivery {
+  private readonly inFlight = new Map<string, number>();
+  private total = 0;
+  private claiming: Promise<void> | undefined;
+  private again = false;
+  private timer: NodeJS.Timeout | undefined;
+  private stopped = false;
+  private readonly running = new Set<Promise<void>>();
+  private readonly outcomes: Batcher<Outcome, void>;
+
+  constructor(
+    private readonly deps: Pick<Deps, 'db' | 'config' | 'log'>,
+    private readonly onDisabled: (endpoints: DisabledEndpoint[]) => Promise<void>,
+  ) {
+    this.outcomes = new Batcher((items) => this.record(items), { maxInFlight: 1, maxBatch: 200 });
+  }
+
+  /** Claims what is due now (coalesced: a kick during a claim makes it claim once more). */
+  kick(): void {
+    if (this.stopped) return;
+    if (this.claiming) {
+      this.again = true;
+      return;
+    }
+    this.claiming = this.claimLoop()
+      .catch((error) => {
+        this.deps.log.error({ err: error }, 'webhook claim failed; retrying shortly');
+        this.arm(1000);
+      })
+      .finally(() => (this.claiming = undefined));
+  }
+
+  /** Stops claiming and waits for the deliveries in flight and their records. */
+  async stop(): Promise<void> {
+    this.stopped = true;
+    clearTimeout(this.timer);
+    await this.claiming;
+    await Promise.allSettled([...this.running]);
+  }
+
+  private async claimLoop(): Promise<void> {
+    do {
+      this.again = false;
+      const free = MAX_IN_FLIGHT - this.total;
+      if (free <= 0) return; // a finishing delivery kicks again
+      const busy = Object.fromEntries(this.inFlight);
+      const claimed = await claimDue(this.deps.db, { perEndpoint: PER_ENDPOINT, limit: free, busy, leaseSeconds: LEASE_SECONDS });
+      for (const message of claimed) this.start(message);
+      if (claimed.length === free) this.again = true;
+    } while (this.again && !this.stopped);
+    if (this.stopped) return;
+    const next = await nextDueAt(this.deps.db);
+    this.arm(next ? next.getTime() - Date.now() : IDLE_LOOK_MS);
+  }
+
+  private arm(delayMs: number): void {
+    clearTimeout(this.timer);
+    if (this.stopped) return;
+    this.timer = setTimeout(() => this.kick(), Math.min(Math.max(delayMs, 20), IDLE_LOOK_MS)).unref();
+  }
+
+  private start(message: ClaimedMessage): void {
+    this.inFlight.set(message.endpoint_id, (this.inFlight.get(message.endpoint_id) ?? 0) + 1);
+    this.total++;
+    const run = this.deliver(message)
+      .catch((error) => this.deps.log.error({ err: error, messageId: message.id }, 'a webhook attempt could not be recorded; it is retried when its lease ends'))
+      .finally(() => {
+        const left = this.inFlight.get(message.endpoint_id)! - 1;
+        if (left === 0) this.inFlight.delete(message.endpoint_id);
+        else this.inFlight.set(message.endpoint_id, left);
+        this.total--;
+        this.running.delete(run);
+        this.kick();
+      });
+    this.running.add(run);
+  }
+
+  /** One attempt: sign, POST, judge the answer, record it. */
+  private async deliver(message: ClaimedMessage): Promise<void> {
+    const body = JSON.stringify(message.payload);
+    const timestamp = Math.floor(Date.now() / 1000);
+    const secrets = message.previous_secret ? [message.secret, message.previous_secret] : [message.secret];
+    const headers = {
+      'content-type': 'application/json',
+      'webhook-id': message.id,
+      'webhook-timestamp': String(timestamp),
+      'webhook-signature': signatureHeader(secrets, message.id, timestamp, body),
+    };
+    const at = new Date();
+    const answer = await postDelivery(this.deps.config, { url: message.url, headers, body });
+    const durationMs = Date.now() - at.getTime();
+    const ok = answer.statusCode !== null && answer.statusCode >= 200 && answer.statusCode < 300;
+    const retries = ok ? message.retries : message.retries + 1;
+    const next = ok ? undefined : nextRetryAt(this.deps.config.webhookRetrySchedule, retries, Date.now());
+    const outcome: Outcome['outcome'] = ok ? 'succeeded' : next ? 'retry' : 'failed';
+    await this.outcomes.submit({
+      project_id: message.project_id,
+      id: message.id,
+      attempt: message.attempts,
+      at: at.toISOString(),
+      status_code: answer.statusCode,
+      duration_ms: durationMs,
+      response: answer.response,
+      outcome,
+      gone: answer.statusCode === 410,
+      next_at: next?.toISOString() ?? null,
+      retries,
+    });
+  }
+
+  private async record(items: Outcome[]): Promise<void[]> {
+    const disabled = await recordOutcomes(this.deps.db, items, DISABLE_AFTER_DAYS);
+    if (disabled.length) await this.onDisabled(disabled).catch((error) => this.deps.log.error({ err: error }, 'could not queue the endpoint-disabled mail'));
+    return items.map(() => undefined);
+  }
+}

@@ -1,0 +1,172 @@
+import type { Queryable } from '../db/index.ts';
+
+/** An endpoint's `events` entry matches a name exactly, as a `prefix.*` family, or as `*`. */
+const MATCHES = (name: string, filters: string) =>
+  `(${name} = ANY(${filters}) OR EXISTS (SELECT 1 FROM unnest(${filters}) f WHERE right(f, 1) = '*' AND starts_with(${name}, left(f, -1))))`;
+
+/**
+ * Fans recorded events out to the project's endpoints whose filters match: one message per event
+ * and endpoint, its body fixed now (contract §14). Idempotent (the unique event and endpoint key),
+ * since the dispatch that calls it is at least once. A project without endpoints reads no event.
+ */
+export async function fanOut(db: Queryable, projectId: string, eventIds: string[]): Promise<number> {
+  const rows = await db.query<{ queued: number }>(
+    `WITH listening AS (
+       SELECT EXISTS (SELECT 1 FROM webhook_endpoints WHERE project_id = $1) AS yes
+     ), ev AS (
+       SELECT e.id, e.name, e.data, e.email_id, e.contact_id, e.created_at, c.email
+       FROM events e JOIN contacts c ON c.project_id = e.project_id AND c.id = e.contact_id
+       WHERE e.project_id = $1 AND e.id = ANY($2::uuid[]) AND (SELECT yes FROM listening)
+     ), queued AS (
+       INSERT INTO webhook_messages (project_id, endpoint_id, event_id, type, payload, next_attempt_at)
+       SELECT $1, w.id, ev.id, ev.name,
+         jsonb_build_object(
+           'type', ev.name,
+           'timestamp', to_char(ev.created_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"'),
+           'data', jsonb_strip_nulls(jsonb_build_object(
+               'id', ev.id, 'contact', jsonb_build_object('id', ev.contact_id, 'email', ev.email),
+               'emailId', ev.email_id, 'campaignId', m.campaign_id, 'workflowId', m.workflow_id, 'templateId', m.template_id))
+             || jsonb_build_object('data', ev.data)),
+         now()
+       FROM ev
+       JOIN webhook_endpoints w ON w.project_id = $1 AND ${MATCHES('ev.name', 'w.events')}
+       LEFT JOIN emails m ON m.project_id = $1 AND m.id = ev.email_id
+       ORDER BY ev.created_at, ev.id
+       ON CONFLICT (project_id, endpoint_id, event_id) DO NOTHING
+       RETURNING 1
+     )
+     SELECT count(*)::int AS queued FROM queued`,
+    [projectId, eventIds],
+  );
+  return rows[0]!.queued;
+}
+
+export type ClaimedMessage = {
+  project_id: string;
+  id: string;
+  endpoint_id: string;
+  payload: Record<string, unknown>;
+  attempts: number;
+  retries: number;
+  url: string;
+  secret: string;
+  previous_secret: string | null;
+};
+
+/**
+ * Claims due messages of enabled endpoints, at most `perEndpoint` minus what this process already
+ * has in flight for each (`busy`: endpoint id → count), `limit` in all. The claim moves
+ * next_attempt_at to the lease's end and numbers the attempt, so a worker that dies leaves the
+ * message due again with the same id. Endpoints are visited in random order, so under a full
+ * process no endpoint is always last; SKIP LOCKED lets several workers claim side by side.
+ */
+export async function claimDue(
+  db: Queryable,
+  options: { perEndpoint: number; limit: number; busy: Record<string, number>; leaseSeconds: number },
+): Promise<ClaimedMessage[]> {
+  return db.query<ClaimedMessage>(
+    `WITH busy AS (
+       SELECT key::uuid AS endpoint_id, value::int AS n FROM jsonb_each_text($3::jsonb)
+     ), claimed AS (
+       SELECT m.project_id, m.id
+       FROM (SELECT project_id, id FROM webhook_endpoints WHERE enabled ORDER BY random()) w
+       CROSS JOIN LATERAL (
+         SELECT m.project_id, m.id FROM webhook_messages m
+         WHERE m.project_id = w.project_id AND m.endpoint_id = w.id AND m.status = 'pending' AND m.next_attempt_at <= now()
+         ORDER BY m.next_attempt_at
+         LIMIT greatest(0, $1 - coalesce((SELECT n FROM busy WHERE busy.endpoint_id = w.id), 0))
+         FOR UPDATE SKIP LOCKED
+       ) m
+       LIMIT $2
+     )
+     UPDATE webhook_messages m SET next_attempt_at = now() + make_interval(secs => $4), attempts = m.attempts + 1
+     FROM claimed c, webhook_endpoints w
+     WHERE m.project_id = c.project_id AND m.id = c.id AND w.project_id = m.project_id AND w.id = m.endpoint_id
+     RETURNING m.project_id, m.id, m.endpoint_id, m.payload, m.attempts, m.retries, w.url, w.secret,
+       CASE WHEN w.previous_secret_until > now() THEN w.previous_secret END AS previous_secret`,
+    [options.perEndpoint, options.limit, JSON.stringify(options.busy), options.leaseSeconds],
+  );
+}
+
+/** The earliest time a message of an enabled endpoint falls due (a lease's end included). */
+export async function nextDueAt(db: Queryable): Promise<Date | undefined> {
+  const rows = await db.query<{ at: Date | null }>(
+    `SELECT min(m.next_attempt_at) AS at FROM webhook_endpoints w
+     CROSS JOIN LATERAL (
+       SELECT next_attempt_at FROM webhook_messages m
+       WHERE m.project_id = w.project_id AND m.endpoint_id = w.id AND m.status = 'pending'
+       ORDER BY next_attempt_at LIMIT 1
+     ) m
+     WHERE w.enabled`,
+  );
+  return rows[0]?.at ? new Date(rows[0].at) : undefined;
+}
+
+/**
+ * What one attempt ended with: `succeeded`, `retry` (pending until next_at) or `failed` (the
+ * schedule is spent); `gone` (a 410) also disables the endpoint.
+ */
+export type Outcome = {
+  project_id: string;
+  id: string;
+  attempt: number;
+  at: string;
+  status_code: number | null;
+  duration_ms: number;
+  response: string;
+  outcome: 'succeeded' | 'retry' | 'failed';
+  gone: boolean;
+  next_at: string | null;
+  retries: number;
+};
+
+export type DisabledEndpoint = { project_id: string; id: string; url: string; disabled_reason: 'gone' | 'failing' };
+
+/**
+ * Records attempts and their messages' new state, for many messages in one statement (group
+ * commit). A message whose claim was taken over after its lease ended (attempt numbers differ)
+ * keeps the newer claim's state; its attempt is still logged. Endpoints: a success ends the failure
+ * streak, a failure starts one, a 410 or a streak older than `disableAfterDays` disables the
+ * endpoint (returned, so its owners are told).
+ */
+export async function recordOutcomes(db: Queryable, outcomes: Outcome[], disableAfterDays: number): Promise<DisabledEndpoint[]> {
+  return db.query<DisabledEndpoint>(
+    `WITH input AS (
+       SELECT * FROM jsonb_to_recordset($1::jsonb) AS i(project_id uuid, id uuid, attempt int, at timestamptz, status_code int,
+         duration_ms int, response text, outcome text, gone boolean, next_at timestamptz, retries int)
+     ), updated AS (
+       UPDATE webhook_messages m SET
+         status = CASE i.outcome WHEN 'succeeded' THEN 'succeeded' WHEN 'failed' THEN 'failed' ELSE 'pending' END,
+         next_attempt_at = CASE WHEN i.outcome = 'retry' THEN i.next_at END,
+         retries = i.retries
+       FROM input i
+       WHERE m.project_id = i.project_id AND m.id = i.id AND m.attempts = i.attempt AND m.status = 'pending'
+       RETURNING m.project_id, m.endpoint_id, i.outcome, i.gone, i.at
+     ), logged AS (
+       INSERT INTO webhook_attempts (project_id, message_id, attempt, at, status_code, duration_ms, response)
+       SELECT i.project_id, i.id, i.attempt, i.at, i.status_code, i.duration_ms, i.response FROM input i
+       WHERE EXISTS (SELECT 1 FROM webhook_messages m WHERE m.project_id = i.project_id AND m.id = i.id)
+       ON CONFLICT DO NOTHING
+     ), per_endpoint AS (
+       SELECT project_id, endpoint_id, bool_or(outcome = 'succeeded') AS ok, bool_or(gone) AS gone, min(at) AS first_failure
+       FROM updated GROUP BY project_id, endpoint_id
+     ), judged AS (
+       -- Read before the update below (a CTE's snapshot): only endpoints enabled until now are reported.
+       SELECT s.*, w.failing_since AS since,
+         NOT s.ok AND w.enabled AND (s.gone OR w.failing_since <= now() - make_interval(days => $2)) AS disable
+       FROM per_endpoint s JOIN webhook_endpoints w ON w.project_id = s.project_id AND w.id = s.endpoint_id
+     ), changed AS (
+       UPDATE webhook_endpoints w SET
+         failing_since = CASE WHEN j.ok THEN NULL ELSE coalesce(j.since, j.first_failure) END,
+         enabled = CASE WHEN j.disable THEN false ELSE w.enabled END,
+         disabled_reason = CASE WHEN NOT j.disable THEN w.disabled_reason WHEN j.gone THEN 'gone' ELSE 'failing' END,
+         updated_at = CASE WHEN j.disable THEN now() ELSE w.updated_at END
+       FROM judged j
+       WHERE w.project_id = j.project_id AND w.id = j.endpoint_id
+         AND (j.disable OR (j.ok AND j.since IS NOT NULL) OR (NOT j.ok AND j.since IS NULL))
+       RETURNING w.project_id, w.id, w.url, w.disabled_reason, j.disable
+     )
+     SELECT project_id, id, url, disabled_reason FROM changed WHERE disable`,
+    [JSON.stringify(outcomes), disableAfterDays],
+  );
+}
