@@ -37,7 +37,14 @@ export type OutboundResponse = {
 };
 
 /** The one HTTP client for every call the server makes to a URL it does not own. */
-export type OutboundClient = { request(request: OutboundRequest): Promise<OutboundResponse> };
+export type OutboundClient = {
+  request(request: OutboundRequest): Promise<OutboundResponse>;
+  /**
+   * The guard alone, without a call: resolves the URL's host and throws the OutboundError a request
+   * would (`scheme`, `refused`, `dns`). For URLs stored now and called later (webhook endpoints).
+   */
+  check(url: string, timeoutMs?: number): Promise<void>;
+};
 
 export type OutboundOptions = {
   /** WEBHOOK_ALLOW_PRIVATE: private and loopback addresses may be reached (development, tests). */
@@ -67,7 +74,13 @@ export function createOutboundClient(options: OutboundOptions): OutboundClient {
         }))
     : undefined;
   const resolved = { ...options, resolver };
-  return { request: (request) => call(resolved, request) };
+  return {
+    request: (request) => call(resolved, request),
+    check: async (url, timeoutMs = 10_000) => {
+      const signal = AbortSignal.timeout(timeoutMs);
+      await checkedAddress(resolved, parseUrl(url).hostname, signal);
+    },
+  };
 }
 
 type Resolved = OutboundOptions & { resolver: (() => Promise<Resolver>) | undefined };
