@@ -35,7 +35,7 @@ export class WebhookDelivery {
   private readonly outcomes: Batcher<Outcome, void>;
 
   constructor(
-    private readonly deps: Pick<Deps, 'db' | 'config' | 'log'>,
+    private readonly deps: Pick<Deps, 'db' | 'config' | 'log' | 'outbound'>,
     private readonly onDisabled: (endpoints: DisabledEndpoint[]) => Promise<void>,
   ) {
     this.outcomes = new Batcher((items) => this.record(items), { maxInFlight: 1, maxBatch: 200 });
@@ -113,7 +113,7 @@ export class WebhookDelivery {
       'webhook-signature': signatureHeader(secrets, message.id, timestamp, body),
     };
     const at = new Date();
-    const answer = await postDelivery(this.deps.config, { url: message.url, headers, body });
+    const answer = await postDelivery(this.deps, { url: message.url, headers, body });
     const durationMs = Date.now() - at.getTime();
     const ok = answer.statusCode !== null && answer.statusCode >= 200 && answer.statusCode < 300;
     const retries = ok ? message.retries : message.retries + 1;

@@ -1,5 +1,5 @@
 import type { Queryable } from '../db/index.ts';
-import { cursorTimestampSql } from '../events/cursor.ts';
+import { cursorTimestampSql } from '../pagination.ts';
 import type { MessageStatus } from './webhook-endpoints.schemas.ts';
 
 export type AttemptRow = { at: Date; status_code: number | null; duration_ms: number; response: string };

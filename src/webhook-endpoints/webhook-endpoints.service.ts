@@ -1,14 +1,14 @@
 import type { Deps } from '../deps.ts';
-import { DEFAULT_PAGE_SIZE, decodeCursor, encodeCursor, isCursorTimestamp, MAX_PAGE_SIZE, type Page } from '../events/cursor.ts';
+import { DEFAULT_PAGE_SIZE, decodeCursor, encodeCursor, isCursorTimestamp, MAX_PAGE_SIZE, type Page } from '../pagination.ts';
 import type { ProjectContext } from '../http/auth.ts';
-import { badRequest, forbidden, notFound } from '../http/errors.ts';
+import { badRequest, forbidden, notFound } from '../errors.ts';
 import * as log from './message-log.queries.ts';
 import * as queries from './webhook-endpoints.queries.ts';
 import type { CreateEndpointInput, Endpoint, Message, MessageStatus, UpdateEndpointInput } from './webhook-endpoints.schemas.ts';
 import { newSecret } from './signature.ts';
 import { checkEndpointUrl } from './target.ts';
 
-type ServiceDeps = Pick<Deps, 'db' | 'config'>;
+type ServiceDeps = Pick<Deps, 'db' | 'config' | 'outbound'>;
 
 /** contract §14: after a rotation the old secret signs beside the new one this long. */
 export const ROTATION_OVERLAP_HOURS = 24;
@@ -36,7 +36,7 @@ function toEndpoint(row: queries.EndpointRow): Endpoint {
 const uniqueFilters = (events: string[]) => [...new Set(events)];
 
 export async function createEndpoint(deps: ServiceDeps, projectId: string, input: CreateEndpointInput) {
-  await checkEndpointUrl(deps.config, input.url);
+  await checkEndpointUrl(deps, input.url);
   const secret = newSecret();
   const row = await queries.insertEndpoint(deps.db, projectId, { url: input.url, events: uniqueFilters(input.events), description: input.description ?? null, secret });
   return { ...toEndpoint(row), secret };
@@ -54,7 +54,7 @@ export async function getEndpoint(deps: ServiceDeps, projectId: string, id: stri
 
 /** PATCH; enabling an endpoint lets its waiting messages go on (the caller wakes delivery). */
 export async function updateEndpoint(deps: ServiceDeps, projectId: string, id: string, input: UpdateEndpointInput) {
-  if (input.url !== undefined) await checkEndpointUrl(deps.config, input.url);
+  if (input.url !== undefined) await checkEndpointUrl(deps, input.url);
   const row = await queries.updateEndpoint(deps.db, projectId, id, { ...input, events: input.events && uniqueFilters(input.events) });
   if (!row) throw notFound('Webhook endpoint');
   return toEndpoint(row);

@@ -91,7 +91,7 @@ describe('webhook endpoints (contract §14): API, signature, filters, roles', ()
     assert.ok(!Number.isNaN(Date.parse(verified.timestamp)));
     assert.deepEqual(verified.data, { id: tracked.event, contact: { id: tracked.contact, email }, data: ORDER });
 
-    const tampered = { ...delivery.headers, 'webhook-id': 'msg_other' } as Record<string, string>;
+    const tampered = { ...(delivery.headers as Record<string, string>), 'webhook-id': 'msg_other' };
     assert.throws(() => new Webhook(endpoint.secret).verify(delivery.body, tampered));
     const otherSecret = (await project.api.post('/webhook-endpoints', { url: receiver.url('/other'), events: ['none.such'] })).body.secret;
     assert.throws(() => new Webhook(otherSecret).verify(delivery.body, delivery.headers as Record<string, string>));
