@@ -26,7 +26,7 @@ export const UPSERT_CONTACT_CTES = `old AS (
          subscribed = coalesce($3::boolean, c.subscribed),
          snoozed_until = CASE WHEN $3::boolean IS NULL THEN c.snoozed_until END,
          data = (c.data || $5::jsonb) - $6::text[],
-         updated_at = now()
+         updated_at = excluded.updated_at
        RETURNING c.*, c.xmax::text = '0' AS is_new
      ), written AS (
        SELECT u.*, o.subscribed AS was_subscribed FROM upserted u LEFT JOIN old o ON o.id = u.id
@@ -98,7 +98,7 @@ export async function upsertContactsByEmail(
          subscribed = coalesce($2::boolean, c.subscribed),
          snoozed_until = CASE WHEN $2::boolean IS NULL THEN c.snoozed_until END,
          data = (c.data || excluded.data) - $4::text[],
-         updated_at = now()
+         updated_at = excluded.updated_at
        RETURNING c.project_id, c.id, c.email, c.subscribed, c.data, c.xmax::text = '0' AS is_new
      )
      SELECT i.ord, u.id, u.email, u.subscribed, u.data, u.is_new, o.subscribed AS was_subscribed

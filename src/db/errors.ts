@@ -7,6 +7,11 @@ const INVALID_TEXT_REPRESENTATION = '22P02';
 
 type PgError = { code?: string; constraint?: string };
 
+/** A constraint's name as declared: on a Citus worker it is the shard's copy, suffixed with the shard id. */
+function constraintOf(pg: PgError): string | undefined {
+  return pg.constraint?.replace(/_\d{6,}$/, '');
+}
+
 /** Constraint names that mean "this already exists" to a user, with the error they become. */
 const CONSTRAINT_ERRORS: Record<string, () => AppError> = {
   users_email_key: () => new AppError('EMAIL_IN_USE', { message: 'An account with this email already exists.' }),
@@ -22,7 +27,8 @@ export function translateDbError(error: unknown): AppError | undefined {
   const pg = error as PgError;
   if (typeof pg?.code !== 'string') return undefined;
   if (pg.code === UNIQUE_VIOLATION) {
-    const known = pg.constraint ? CONSTRAINT_ERRORS[pg.constraint] : undefined;
+    const name = constraintOf(pg);
+    const known = name ? CONSTRAINT_ERRORS[name] : undefined;
     return known ? known() : new AppError('CONFLICT');
   }
   if (pg.code === FOREIGN_KEY_VIOLATION) return new AppError('NOT_FOUND', { message: 'A referenced resource does not exist.' });
@@ -32,5 +38,5 @@ export function translateDbError(error: unknown): AppError | undefined {
 
 export function isUniqueViolation(error: unknown, constraint?: string): boolean {
   const pg = error as PgError;
-  return pg?.code === UNIQUE_VIOLATION && (constraint === undefined || pg.constraint === constraint);
+  return pg?.code === UNIQUE_VIOLATION && (constraint === undefined || constraintOf(pg) === constraint);
 }

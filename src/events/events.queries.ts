@@ -73,7 +73,7 @@ export async function trackBatch(db: Queryable, items: TrackItem[], dispatch: bo
          snoozed_until = CASE WHEN (SELECT i.subscribed FROM input i WHERE i.project_id = excluded.project_id AND i.email = excluded.email) IS NULL
            THEN c.snoozed_until END,
          data = (c.data || excluded.data) - (SELECT i.unset FROM input i WHERE i.project_id = excluded.project_id AND i.email = excluded.email),
-         updated_at = now()
+         updated_at = excluded.updated_at
        RETURNING c.project_id, c.id, c.email, c.subscribed, c.xmax::text = '0' AS is_new
      ), written AS (
        SELECT i.*, u.id AS contact_id, u.subscribed AS now_subscribed,
