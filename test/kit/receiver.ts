@@ -6,9 +6,9 @@ export type Reply = { status: number; body?: string; delayMs?: number; headers?:
 
 /**
  * A real HTTP server standing for a customer's webhook endpoint: it records every request and
- * answers what `respond` says (default 200). `url(path)` is its address on 127.0.0.1.
+ * answers what `respond` says (default 200). `url(path)` is its address on `host`.
  */
-export async function startReceiver(respond: (request: Received) => Reply | Promise<Reply> = () => ({ status: 200 })) {
+export async function startReceiver(respond: (request: Received) => Reply | Promise<Reply> = () => ({ status: 200 }), host = '127.0.0.1') {
   const received: Received[] = [];
   const waiters: Array<{ count: number; path?: string; resolve: () => void }> = [];
   const countFor = (path?: string) => received.filter((r) => path === undefined || r.path === path).length;
@@ -32,12 +32,12 @@ export async function startReceiver(respond: (request: Received) => Reply | Prom
     });
   });
   server.keepAliveTimeout = 1000;
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', () => resolve()));
+  await new Promise<void>((resolve) => server.listen(0, host, () => resolve()));
   const port = (server.address() as AddressInfo).port;
   return {
     port,
     received,
-    url: (path = '/hook') => `http://127.0.0.1:${port}${path}`,
+    url: (path = '/hook') => `http://${host.includes(':') ? `[${host}]` : host}:${port}${path}`,
     /** Resolves once `count` requests (to `path`, if given) arrived; rejects after `timeoutMs`. */
     waitFor(count: number, path?: string, timeoutMs = 20_000): Promise<void> {
       if (countFor(path) >= count) return Promise.resolve();
