@@ -1,7 +1,7 @@
 import http, { type IncomingHttpHeaders } from 'node:http';
 import type { AddressInfo } from 'node:net';
 
-export type Received = { path: string; headers: IncomingHttpHeaders; body: string; at: number };
+export type Received = { path: string; headers: IncomingHttpHeaders; body: string; at: number; answeredAt?: number };
 export type Reply = { status: number; body?: string; delayMs?: number; headers?: Record<string, string> };
 
 /**
@@ -28,7 +28,7 @@ export async function startReceiver(respond: (request: Received) => Reply | Prom
       if (reply.delayMs) await new Promise((resolve) => setTimeout(resolve, reply.delayMs));
       if (res.destroyed) return;
       res.writeHead(reply.status, { 'content-type': 'text/plain', ...reply.headers });
-      res.end(reply.body ?? '');
+      res.end(reply.body ?? '', () => (request.answeredAt = Date.now()));
     });
   });
   server.keepAliveTimeout = 1000;

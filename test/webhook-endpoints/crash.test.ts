@@ -1,0 +1,89 @@
+import assert from 'node:assert/strict';
+import { after, before, describe, test } from 'node:test';
+import { LEASE_SECONDS, PER_ENDPOINT } from '../../src/webhook-endpoints/delivery.ts';
+import { createProject, uniqueEmail } from '../kit/accounts.ts';
+import { client } from '../kit/http.ts';
+import { type Receiver, startReceiver } from '../kit/receiver.ts';
+import { prepareEnvironment, type SpawnedServer, spawnServer } from '../kit/server.ts';
+
+const ENDPOINTS = 5;
+const EVENTS = 24;
+/** Each answer takes this long, so a kill finds deliveries in flight. */
+const ANSWER_DELAY_MS = 1500;
+/** An answer sent this shortly before the kill may not have been recorded yet: still in flight. */
+const RECORD_SLACK_MS = 1000;
+
+describe('a webhook worker SIGKILLed mid-delivery (contract §14: at least once, the same webhook-id)', () => {
+  let receiver: Receiver;
+  let server: SpawnedServer | undefined;
+  let cleanup: () => Promise<void>;
+  before(async () => {
+    receiver = await startReceiver(() => ({ status: 200, body: 'ok', delayMs: ANSWER_DELAY_MS }));
+  });
+  after(async () => {
+    await server?.stop('SIGKILL');
+    await cleanup?.();
+    await receiver.close();
+  });
+
+  test('after the restart every message is delivered; only those in flight at the kill are repeated, with their webhook-id', async () => {
+    const environment = await prepareEnvironment({ WEBHOOK_ALLOW_PRIVATE: 'true', RATE_LIMIT_PER_MINUTE: '100000' });
+    cleanup = environment.cleanup;
+    server = await spawnServer(environment.env);
+    const project = await createProject(server.url);
+    const endpointIds: string[] = [];
+    for (let i = 0; i < ENDPOINTS; i++) {
+      const res = await project.api.post('/webhook-endpoints', { url: receiver.url(`/e${i}`), events: ['*'] });
+      assert.equal(res.status, 201, res.text);
+      endpointIds.push(res.body.id);
+    }
+    const tracks = Array.from({ length: EVENTS }, (_, i) =>
+      project.publicApi.post('/v1/track', { email: uniqueEmail('crash'), event: 'order.placed', data: { order: `ord_${i}`, note: 'Доставка до двери — 配達' } }),
+    );
+    for (const res of await Promise.all(tracks)) assert.equal(res.status, 200, res.text);
+
+    await receiver.waitFor(PER_ENDPOINT * 2, undefined, 30_000);
+    await server.stop('SIGKILL');
+    const killedAt = Date.now();
+    const before = receiver.received.slice();
+    const inFlight = new Set(before.filter((r) => r.answeredAt === undefined || r.answeredAt > killedAt - RECORD_SLACK_MS).map((r) => String(r.headers['webhook-id'])));
+    assert.ok(before.length < ENDPOINTS * EVENTS, 'the kill came before every message was delivered');
+    assert.ok(inFlight.size > 0, 'deliveries were in flight at the kill');
+
+    server = await spawnServer(environment.env);
+    const api = client(server.url, { key: project.secretKey });
+    // The dead worker's claims are taken over when their lease ends.
+    const deadline = Date.now() + (LEASE_SECONDS + 90) * 1000;
+    const delivered = new Map<string, string[]>();
+    for (;;) {
+      delivered.clear();
+      for (const id of endpointIds) {
+        const page = await api.get(`/webhook-endpoints/${id}/messages?status=succeeded&limit=100`);
+        delivered.set(id, page.body.data.map((m: { id: string }) => m.id));
+      }
+      const total = [...delivered.values()].reduce((n, ids) => n + ids.length, 0);
+      if (total === ENDPOINTS * EVENTS) break;
+      assert.ok(Date.now() < deadline, `${total} of ${ENDPOINTS * EVENTS} messages delivered`);
+      await new Promise((resolve) => setTimeout(resolve, 1000));
+    }
+
+    const counts = new Map<string, number>();
+    for (const r of receiver.received) counts.set(String(r.headers['webhook-id']), (counts.get(String(r.headers['webhook-id'])) ?? 0) + 1);
+    for (const [endpointId, ids] of delivered) {
+      const path = `/e${endpointIds.indexOf(endpointId)}`;
+      for (const id of ids) {
+        const copies = receiver.received.filter((r) => r.headers['webhook-id'] === id);
+        assert.ok(copies.length >= 1, `${id} was never received`);
+        assert.ok(copies.every((r) => r.path === path && r.body === copies[0]!.body), `${id}: the same body to the same endpoint on every try`);
+        if (copies.length > 1) assert.ok(inFlight.has(id), `${id} was received ${copies.length} times but was not in flight at the kill`);
+      }
+    }
+    // A delivery the receiver had not answered when the worker died cannot have been recorded: sent again.
+    const unanswered = before.filter((r) => r.answeredAt === undefined).map((r) => String(r.headers['webhook-id']));
+    assert.ok(unanswered.length > 0);
+    for (const id of unanswered) assert.ok(counts.get(id)! >= 2, `${id} was in flight at the kill but not sent again`);
+    const repeated = [...counts.values()].filter((n) => n > 1).length;
+    assert.ok(repeated <= inFlight.size, `${repeated} repeated, ${inFlight.size} in flight`);
+    assert.equal(counts.size, ENDPOINTS * EVENTS, 'every message reached the receiver');
+  });
+});
