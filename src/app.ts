@@ -8,6 +8,7 @@ import type { Deps } from './deps.ts';
 import { authPlugin } from './http/auth.ts';
 import { errorHandler, notFoundHandler } from './http/error-handler.ts';
 import { idempotencyPlugin } from './http/idempotency.ts';
+import { installInputBoundary } from './http/input.ts';
 import { rateLimitPlugin } from './http/rate-limit.ts';
 import { zodValidatorCompiler } from './http/validation.ts';
 import { CAPABILITIES } from './modules.ts';
@@ -31,6 +32,7 @@ export async function buildApp(deps: Deps, options: { api: boolean }): Promise<F
   app.setSerializerCompiler(serializerCompiler);
   app.setErrorHandler(errorHandler);
   app.setNotFoundHandler(notFoundHandler);
+  installInputBoundary(app as unknown as FastifyInstance);
   app.addHook('onRequest', async (request, reply) => {
     reply.header('x-request-id', request.id);
   });

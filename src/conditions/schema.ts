@@ -41,3 +41,31 @@ export const checkedConditionTreeSchema: z.ZodType<ConditionTree> = conditionTre
   const problem = validateConditionTree(tree);
   if (problem) context.addIssue({ code: 'custom', message: problem.message, path: pathSegments(problem.path) });
 });
+
+const record = (value: unknown): Record<string, unknown> => (typeof value === 'object' && value !== null && !Array.isArray(value) ? (value as Record<string, unknown>) : {});
+
+/**
+ * A tree reduced to the keys of contract §4, as it is stored and answered: unknown keys dropped, a
+ * `unit` kept only when it is a string. Total (never throws), so a row stored before a check
+ * existed still reads back in the answer's shape.
+ */
+export function cleanConditionTree(tree: unknown): ConditionTree {
+  const node = record(tree);
+  const groups = Array.isArray(node.groups) ? node.groups : [];
+  return {
+    logic: node.logic === 'OR' ? 'OR' : 'AND',
+    groups: groups.map((entry) => {
+      const group = record(entry);
+      const filters = (Array.isArray(group.filters) ? group.filters : []).map((item) => {
+        const filter = record(item);
+        return {
+          field: String(filter.field ?? ''),
+          operator: String(filter.operator ?? ''),
+          ...(filter.value !== undefined ? { value: filter.value } : {}),
+          ...(typeof filter.unit === 'string' ? { unit: filter.unit } : {}),
+        };
+      });
+      return group.conditions !== undefined ? { filters, conditions: cleanConditionTree(group.conditions) } : { filters };
+    }),
+  };
+}

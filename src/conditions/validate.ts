@@ -15,6 +15,8 @@ export type ConditionProblem = { path: string; message: string };
 /** Bounds that keep one audience one reasonable SQL statement. */
 export const MAX_DEPTH = 5;
 export const MAX_FILTERS = 100;
+/** Longest string a filter compares with: a LIKE pattern or a text comparison stays cheap. */
+export const MAX_VALUE_LENGTH = 1000;
 /** Largest amount of units a time operator takes (100,000 weeks is ~1,900 years). */
 export const MAX_AMOUNT = 100_000;
 
@@ -79,6 +81,10 @@ function checkFilter(filter: unknown, path: string): ConditionProblem | null {
   if (!allowed.includes(filter.operator)) {
     return { path: `${path}.operator`, message: `"${filter.operator}" is not an operator of ${filter.field} (one of ${allowed.join(', ')})` };
   }
+  if (filter.unit !== undefined && !(TIME_OPERATORS.has(filter.operator) && (UNITS as readonly unknown[]).includes(filter.unit))) {
+    return { path: `${path}.unit`, message: TIME_OPERATORS.has(filter.operator) ? `must be one of ${UNITS.join(', ')}` : `is taken by time operators only, not ${filter.operator}` };
+  }
+  if (typeof filter.value === 'string' && filter.value.length > MAX_VALUE_LENGTH) return { path: `${path}.value`, message: `must be at most ${MAX_VALUE_LENGTH} characters` };
   if (VALUELESS.has(filter.operator)) return null;
   if (filter.value === undefined || filter.value === null) return { path: `${path}.value`, message: `is required by ${filter.operator}` };
   if (TIME_OPERATORS.has(filter.operator)) {

@@ -34,13 +34,20 @@ const FASTIFY_CODES: Record<string, ErrorCode> = {
   FST_INVALID_MULTIPART_CONTENT_TYPE: 'UNSUPPORTED_MEDIA_TYPE',
 };
 
+// busboy's errors for a multipart body cut short or with broken part headers carry no code.
+const MALFORMED_MULTIPART = /unexpected end of (multipart data|form)|malformed part header|boundary not found|multipart: /i;
+
 /** Normalises anything thrown in a request into an AppError. */
 export function toAppError(error: unknown): AppError {
   if (error instanceof AppError) return error;
+  if (error instanceof Error && !(error as FastifyError).code && MALFORMED_MULTIPART.test(error.message)) {
+    return new AppError('BAD_REQUEST', { message: 'The multipart body is malformed (a part or the closing boundary is missing).' });
+  }
   if (error instanceof RequestValidationError) {
     // A malformed query parameter is a 400 (api.md); a body or path that fails its schema is a 422.
-    if (error.part === 'querystring') return new AppError('BAD_REQUEST', { message: 'Invalid query parameters.', errors: error.fieldErrors });
-    return new AppError('VALIDATION_ERROR', { errors: error.fieldErrors });
+    const details = error.more ? { details: { moreIssues: error.more } } : {};
+    if (error.part === 'querystring') return new AppError('BAD_REQUEST', { message: 'Invalid query parameters.', errors: error.fieldErrors, ...details });
+    return new AppError('VALIDATION_ERROR', { errors: error.fieldErrors, ...details });
   }
   const fromDb = translateDbError(error);
   if (fromDb) return fromDb;

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { offsetPageFields } from '../pagination.ts';
-import { type ConditionTree, conditionTreeSchema } from '../conditions/index.ts';
+import { type ConditionTree, cleanConditionTree, conditionTreeSchema } from '../conditions/index.ts';
 import { contactSchema } from '../contacts/contacts.schemas.ts';
 
 export const SEGMENT_TYPES = ['DYNAMIC', 'STATIC'] as const;
@@ -35,7 +35,7 @@ export function toSegment(row: SegmentRow): Segment {
     name: row.name,
     description: row.description,
     type: row.type,
-    condition: row.condition,
+    condition: row.condition ? cleanConditionTree(row.condition) : null,
     trackMembership: row.track_membership,
     memberCount: row.member_count,
     projectId: row.project_id,

@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { type ConditionTree, ConditionError, compileAudience, validateConditionTree } from '../conditions/index.ts';
+import { type ConditionTree, ConditionError, cleanConditionTree, compileAudience, validateConditionTree } from '../conditions/index.ts';
 import { toContact } from '../contacts/contacts.schemas.ts';
 import type { Db, Queryable } from '../db/index.ts';
 import type { Deps } from '../deps.ts';
@@ -46,7 +46,7 @@ function checkCondition(condition: unknown): ConditionTree {
   }
   const problem = validateConditionTree(condition);
   if (problem) throw flatBadRequest(`Invalid condition at ${problem.path}: ${problem.message}`);
-  return condition as ConditionTree;
+  return cleanConditionTree(condition);
 }
 
 /** Compiler errors (unknown or circular segment references) are the same flat 400. */
