@@ -1,5 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { isIP } from 'node:net';
 import { join, resolve } from 'node:path';
 import { z } from 'zod';
 
@@ -23,6 +24,46 @@ const smtpUrl = z
   .string()
   .url()
   .refine((url) => /^smtps?:\/\//.test(url), 'must start with smtp:// or smtps://');
+
+/**
+ * SYSTEM_FROM: `address` or `Name <address>`, the sender of the server's own mail (contract §6).
+ * Its domain is a host name of two labels or more, so a DKIM key can be published under it.
+ */
+const systemFrom = z
+  .string()
+  .trim()
+  .transform((raw, ctx) => {
+    const match = /^(?:"?([^"<>\r\n]*?)"?\s*<([^<>\s]+)>|([^<>\s]+))$/.exec(raw);
+    const address = (match?.[2] ?? match?.[3] ?? '').toLowerCase();
+    const domain = address.slice(address.lastIndexOf('@') + 1);
+    if (!z.email().safeParse(address).success || !/^([a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?\.)+[a-z][a-z0-9-]*[a-z0-9]$/.test(domain)) {
+      ctx.addIssue({ code: 'custom', message: 'expected an address such as no-reply@mail.example.com or "Mailroom <no-reply@mail.example.com>"' });
+      return z.NEVER;
+    }
+    return { address, name: match?.[1]?.trim() || 'Mailroom', domain };
+  });
+
+/**
+ * SPF_MECHANISMS: the relay's SPF mechanisms (RFC 7208 §5), separated by spaces or commas. `all`
+ * is not one of them: the record ends with `~all` itself.
+ */
+const SPF_HOST = '[A-Za-z0-9_%{}.-]+';
+const SPF_MECHANISM = new RegExp(
+  `^[+?~-]?(include:${SPF_HOST}|exists:${SPF_HOST}|(a|mx)(:${SPF_HOST})?(/\\d{1,2})?(//\\d{1,3})?|ptr(:${SPF_HOST})?|ip4:[0-9.]+(/\\d{1,2})?|ip6:[0-9A-Fa-f:.]+(/\\d{1,3})?)$`,
+);
+const spfMechanisms = z
+  .string()
+  .optional()
+  .transform((raw) => (raw ? raw.split(/[\s,]+/).filter(Boolean) : []))
+  .pipe(
+    z.array(
+      z.string().refine((mechanism) => {
+        if (!SPF_MECHANISM.test(mechanism)) return false;
+        const ip = /^[+?~-]?ip([46]):([^/]+)/.exec(mechanism);
+        return !ip || isIP(ip[2]!) === Number(ip[1]);
+      }, 'expected SPF mechanisms such as include:amazonses.com or ip4:203.0.113.7 (without all)'),
+    ),
+  );
 
 const dnsServer = z.string().regex(/^(\[[0-9a-fA-F:]+\]|[0-9a-fA-F:.]+|[a-zA-Z0-9.-]+)(:\d{1,5})?$/, 'expected host[:port]');
 
@@ -56,6 +97,8 @@ const environmentSchema = z.object({
     .pipe(z.array(z.coerce.number<string>().positive().max(7 * 24 * 3600, 'at most 7 days per step')).min(1).max(20)),
   AUTO_DISABLE: booleanString.default(false),
   ROLE: z.enum(ROLES).default('all'),
+  SPF_MECHANISMS: spfMechanisms,
+  SYSTEM_FROM: systemFrom.optional(),
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
   SHUTDOWN_TIMEOUT_SECONDS: positiveInt.default(30),
 });
@@ -83,6 +126,10 @@ export type Config = Readonly<{
   /** Disable a project whose bounce or complaint rate crosses the critical threshold (docs/decisions/reputation.md). */
   autoDisable: boolean;
   role: Role;
+  /** The relay's SPF mechanisms, in order (contract §1); empty when unset. */
+  spfMechanisms: readonly string[];
+  /** The sender of the server's own mail, whose domain's DKIM key signs it (contract §6); unset: unsigned. */
+  systemFrom: Readonly<{ address: string; name: string; domain: string }> | undefined;
   logLevel: string;
   shutdownTimeoutSeconds: number;
 }>;
@@ -131,6 +178,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     webhookRetrySchedule: Object.freeze([...e.WEBHOOK_RETRY_SCHEDULE]),
     autoDisable: e.AUTO_DISABLE,
     role: e.ROLE,
+    spfMechanisms: Object.freeze([...e.SPF_MECHANISMS]),
+    systemFrom: e.SYSTEM_FROM && Object.freeze(e.SYSTEM_FROM),
     logLevel: e.LOG_LEVEL,
     shutdownTimeoutSeconds: e.SHUTDOWN_TIMEOUT_SECONDS,
   });

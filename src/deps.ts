@@ -3,6 +3,7 @@ import type { ApiKeyResolver } from './auth/api-keys.ts';
 import type { SessionTokens } from './auth/sessions.ts';
 import type { Config } from './config.ts';
 import type { Db } from './db/index.ts';
+import type { SystemSender } from './domains/system-sender.ts';
 import type { JobQueue } from './jobs/queue.ts';
 import type { OutboundClient } from './outbound/index.ts';
 import type { SnsClient } from './webhooks/sns.client.ts';
@@ -19,4 +20,6 @@ export type Deps = {
   sns: SnsClient;
   /** The one HTTP client (SSRF-guarded) for every call to a URL the server does not own. */
   outbound: OutboundClient;
+  /** The sender and DKIM key of the server's own mail (SYSTEM_FROM), settled at start-up. */
+  systemSender: SystemSender;
 };

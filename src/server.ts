@@ -10,6 +10,7 @@ import { distributeForCitus } from './db/distribution.ts';
 import { migrate } from './db/migrate.ts';
 import type { Deps } from './deps.ts';
 import { onEventsRecorded } from './events/events.registry.ts';
+import { prepareSystemSender, unsignedSystemSender } from './domains/system-sender.ts';
 import { JobQueue } from './jobs/queue.ts';
 import { CAPABILITIES } from './modules.ts';
 import { createOutboundClient } from './outbound/index.ts';
@@ -31,7 +32,8 @@ export async function startServer(config: Config, log: Logger = pino({ level: co
   const keys = new ApiKeyResolver(db, RATE_LIMIT_WINDOW_SECONDS * 1000);
   const outbound = createOutboundClient({ allowPrivate: config.webhookAllowPrivate, dnsServers: config.dnsServers });
   const sessions = new SessionTokens(config.sessionSecret);
-  const deps: Deps = { config, db, queue, keys, sessions, log, sns: new SnsClient(snsTransport(outbound)), outbound };
+  const systemSender = unsignedSystemSender(config); // SYSTEM_FROM's key is read or made after the migrations
+  const deps: Deps = { config, db, queue, keys, sessions, log, sns: new SnsClient(snsTransport(outbound)), outbound, systemSender };
   let app: FastifyInstance | undefined;
   const unsubscribe = CAPABILITIES.flatMap((capability) => (capability.events ? [onEventsRecorded(capability.events(deps))] : []));
   const stopListening = () => unsubscribe.forEach((stop) => stop());
@@ -42,6 +44,7 @@ export async function startServer(config: Config, log: Logger = pino({ level: co
       const distributed = await distributeForCitus(db);
       if (distributed.length) log.info({ tables: distributed }, 'tables distributed');
     }
+    deps.systemSender = await prepareSystemSender(db, config, log);
     for (const capability of CAPABILITIES) for (const job of capability.jobs?.(deps) ?? []) queue.define(job);
     await queue.start({ work: config.role !== 'api' });
     app = await buildApp(deps, { api: config.role !== 'worker' });

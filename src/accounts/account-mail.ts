@@ -1,10 +1,8 @@
 import type { Config } from '../config.ts';
-import { composeMessage } from '../delivery/mime.ts';
+import { composeMessage, dkimSign } from '../delivery/mime.ts';
+import type { SystemSender } from '../domains/system-sender.ts';
 import { type Outcome, transportFor } from '../delivery/transport.ts';
 import type { TokenPurpose } from './account-tokens.ts';
-
-/** The sender of the server's own mail: no-reply at the host of PUBLIC_URL. */
-export const systemSender = (config: Config) => `no-reply@${new URL(config.publicUrl).hostname}`;
 
 const escape = (text: string) => text.replace(/[&<>"]/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;' })[c]!);
 
@@ -22,20 +20,20 @@ function content(config: Config, purpose: TokenPurpose, token: string) {
 }
 
 /** Sends one account mail (verification, password reset). */
-export async function sendAccountMail(config: Config, mail: { id: string; to: string; purpose: TokenPurpose; token: string }): Promise<Outcome> {
-  return sendSystemMail(config, { id: mail.id, to: mail.to, ...content(config, mail.purpose, mail.token) });
+export async function sendAccountMail(config: Config, sender: SystemSender, mail: { id: string; to: string; purpose: TokenPurpose; token: string }): Promise<Outcome> {
+  return sendSystemMail(config, sender, { id: mail.id, to: mail.to, ...content(config, mail.purpose, mail.token) });
 }
 
 /**
  * Sends one mail of the server's own (account mail, notices to a project's owners) through the
- * configured transport (SMTP_URL, or the outbox), unsigned: it comes from the server, not from a
- * project's verified domain. `id` makes the Message-ID.
+ * configured transport (SMTP_URL, or the outbox), from the system sender and signed with its
+ * domain's key (contract §6: unsigned only without SYSTEM_FROM). `id` makes the Message-ID.
  */
-export async function sendSystemMail(config: Config, mail: { id: string; to: string; subject: string; text: string; html: string }): Promise<Outcome> {
-  const from = systemSender(config);
-  const raw = await composeMessage({
+export async function sendSystemMail(config: Config, sender: SystemSender, mail: { id: string; to: string; subject: string; text: string; html: string }): Promise<Outcome> {
+  const from = sender.address;
+  const composed = await composeMessage({
     messageId: `<${mail.id}@${from.split('@')[1]}>`,
-    from: { address: from, name: 'Mailroom' },
+    from: { address: from, name: sender.name },
     to: { address: mail.to, name: null },
     replyTo: null,
     subject: mail.subject,
@@ -44,6 +42,7 @@ export async function sendSystemMail(config: Config, mail: { id: string; to: str
     headers: {},
     attachments: [],
   });
+  const raw = sender.key ? await dkimSign(composed, sender.key) : composed;
   const transport = transportFor(config);
   try {
     return await transport.deliver({ id: mail.id, from, to: mail.to, raw });

@@ -22,7 +22,7 @@ export function accountsJobs(deps: Deps): JobDefinition<AccountMailData>[] {
           const pending = await findPendingToken(deps.db, job.data.tokenId);
           if (!pending) continue;
           const token = encodeAccountToken(deps.config.sessionSecret, { id: pending.id, purpose: pending.purpose, expiresAt: new Date(pending.expires_at) });
-          const outcome = await sendAccountMail(deps.config, { id: pending.id, to: pending.email, purpose: pending.purpose, token });
+          const outcome = await sendAccountMail(deps.config, deps.systemSender, { id: pending.id, to: pending.email, purpose: pending.purpose, token });
           if (outcome.kind === 'retry' || (outcome.kind === 'bounced' && outcome.bounceType === 'soft')) throw new Error(`account mail not sent yet: ${outcome.error}`);
           if (outcome.kind !== 'delivered') deps.log.warn({ tokenId: pending.id, outcome }, 'account mail refused');
         }

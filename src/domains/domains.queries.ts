@@ -1,4 +1,5 @@
 import type { Queryable } from '../db/index.ts';
+import type { RecordChecks } from './records.ts';
 
 /** A domains row without its private key: what every read for a response selects. */
 export type DomainRow = {
@@ -11,14 +12,16 @@ export type DomainRow = {
   verified_at: Date | string | null;
   last_checked_at: Date | string | null;
   created_at: Date | string;
+  record_checks: RecordChecks | null;
 };
 
 /** What a check needs; the result of one, applied by applyCheckOutcomes. */
 export type DomainToCheck = Pick<DomainRow, 'project_id' | 'id' | 'domain' | 'selector' | 'public_key'>;
-export type CheckOutcome = 'pass' | 'fail' | 'unknown';
+/** `outcome` decides the status (the required records); `checks` are the records' answers (absent kinds: no answer). */
+export type CheckOutcome = { outcome: 'pass' | 'fail' | 'unknown'; checks: RecordChecks };
 
 // The private key is deliberately absent: it is read only by findSenderKey.
-const PUBLIC_COLUMNS = 'project_id, id, domain, status, selector, public_key, verified_at, last_checked_at, created_at';
+const PUBLIC_COLUMNS = 'project_id, id, domain, status, selector, public_key, verified_at, last_checked_at, created_at, record_checks';
 const publicColumns = (alias: string) => PUBLIC_COLUMNS.split(', ').map((column) => `${alias}.${column}`).join(', ');
 
 export async function insertDomain(
@@ -85,13 +88,14 @@ export async function findDueDomains(db: Queryable, olderThanSeconds: number, li
  * - `unknown` (timeout, SERVFAIL) → status kept.
  * Every checked domain gets last_checked_at. verified_at is when it last became verified.
  */
-export async function applyCheckOutcomes(db: Queryable, outcomes: Array<{ projectId: string; id: string; outcome: CheckOutcome }>): Promise<DomainRow[]> {
-  if (outcomes.length === 0) return [];
+export async function applyCheckOutcomes(db: Queryable, results: Array<{ projectId: string; id: string; result: CheckOutcome }>): Promise<DomainRow[]> {
+  if (results.length === 0) return [];
+  const outcomes = results.map((r) => ({ projectId: r.projectId, id: r.id, outcome: r.result.outcome, checks: r.result.checks }));
   return db.query<DomainRow>(
     `WITH checked AS (
-       SELECT * FROM jsonb_to_recordset($1::jsonb) AS c("projectId" uuid, id uuid, outcome text)
+       SELECT * FROM jsonb_to_recordset($1::jsonb) AS c("projectId" uuid, id uuid, outcome text, checks jsonb)
      ), seen AS (
-       SELECT d.project_id, d.id, d.domain, d.status, d.created_at, c.outcome
+       SELECT d.project_id, d.id, d.domain, d.status, d.created_at, c.outcome, c.checks
          FROM domains d JOIN checked c ON c."projectId" = d.project_id AND c.id = d.id
      ), promoted AS (
        SELECT project_id, id FROM (
@@ -106,7 +110,9 @@ export async function applyCheckOutcomes(db: Queryable, outcomes: Array<{ projec
      UPDATE domains d SET
        status = CASE WHEN s.outcome = 'fail' THEN 'pending' WHEN p.id IS NOT NULL THEN 'verified' ELSE d.status END,
        verified_at = CASE WHEN s.outcome = 'fail' THEN NULL WHEN p.id IS NOT NULL THEN now() ELSE d.verified_at END,
-       last_checked_at = now()
+       last_checked_at = now(),
+       -- A record whose lookup got no answer keeps what the previous check found.
+       record_checks = coalesce(d.record_checks, '{}'::jsonb) || s.checks
      FROM seen s LEFT JOIN promoted p ON p.project_id = s.project_id AND p.id = s.id
      WHERE d.project_id = s.project_id AND d.id = s.id
      RETURNING ${publicColumns('d')}`,
@@ -143,5 +149,25 @@ export async function findSenderKey(
       ORDER BY length(domain) DESC LIMIT 1`,
     [projectId, names],
   );
+  return rows[0];
+}
+
+/** The server's own DKIM key for `domain` (SYSTEM_FROM, contract §6); one row per domain. */
+export type SystemKeyRow = { domain: string; selector: string; public_key: string; private_key: string };
+
+/**
+ * Stores a key unless the domain has one, and returns the domain's key: of processes starting at
+ * once, every one gets the key the first insert kept.
+ */
+export async function keepSystemKey(db: Queryable, key: SystemKeyRow): Promise<SystemKeyRow> {
+  await db.query(
+    `INSERT INTO system_dkim_keys (domain, selector, public_key, private_key) VALUES ($1, $2, $3, $4) ON CONFLICT (domain) DO NOTHING`,
+    [key.domain, key.selector, key.public_key, key.private_key],
+  );
+  return (await findSystemKey(db, key.domain))!;
+}
+
+export async function findSystemKey(db: Queryable, domain: string): Promise<SystemKeyRow | undefined> {
+  const rows = await db.query<SystemKeyRow>('SELECT domain, selector, public_key, private_key FROM system_dkim_keys WHERE domain = $1', [domain]);
   return rows[0];
 }

@@ -33,12 +33,21 @@ export const createDomainBody = z.object({ domain: domainNameField });
 export const domainIdParams = z.object({ id: z.uuid() });
 export const projectIdParams = z.object({ projectId: z.uuid() });
 
+export const recordStateSchema = z
+  .enum(['not_checked', 'found', 'wrong_value', 'missing'])
+  .describe(
+    'What the last DNS check found at the name: `found` (published as needed), `wrong_value` (other TXT values are there: see `found`), `missing` (no such record), `not_checked` (no check has answered yet)',
+  );
+export type RecordState = z.infer<typeof recordStateSchema>;
+
 export const dnsRecordSchema = z.object({
   type: z.literal('TXT'),
   name: z.string(),
-  value: z.string(),
-  required: z.boolean(),
+  value: z.string().describe('The value to publish. SPF: the relay’s mechanisms (SPF_MECHANISMS), merged into the domain’s existing SPF record when it has one; DMARC: the domain’s own record once it has one'),
+  required: z.boolean().describe('Only required records decide verification (DKIM)'),
   note: z.string().optional(),
+  state: recordStateSchema,
+  found: z.array(z.string()).describe('The TXT values found at the name at the last check (for SPF, its v=spf1 records), strings joined'),
 });
 export type DnsRecord = z.infer<typeof dnsRecordSchema>;
 

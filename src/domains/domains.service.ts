@@ -4,7 +4,8 @@ import type { Queryable } from '../db/index.ts';
 import { registerConstraintError } from '../db/errors.ts';
 import type { Deps } from '../deps.ts';
 import { AppError, notFound } from '../errors.ts';
-import { type TxtResolver, dnsFor } from './dns.ts';
+import { type TxtLookup, type TxtResolver, dnsFor } from './dns.ts';
+import { domainRecords, RECORD_KINDS, type RecordChecks, recordName } from './records.ts';
 import {
   type CheckOutcome,
   type DomainRow,
@@ -19,7 +20,7 @@ import {
   insertDomain,
   listDomains,
 } from './domains.queries.ts';
-import type { DnsRecord, Domain } from './domains.schemas.ts';
+import type { Domain } from './domains.schemas.ts';
 
 const domainExists = () => new AppError('DOMAIN_EXISTS', { suggestion: 'List the project’s domains with GET /domains/project/{projectId}.' });
 const verifiedElsewhere = () =>
@@ -31,7 +32,7 @@ registerConstraintError('domains_verified_domain_key', verifiedElsewhere);
 const generateRsaKeyPair = promisify(generateKeyPair);
 
 /** A fresh DKIM key: RSA 2048 (contract §7), generated off the event loop. */
-async function newDkimKey(): Promise<{ selector: string; publicKey: string; privateKey: string }> {
+export async function newDkimKey(): Promise<{ selector: string; publicKey: string; privateKey: string }> {
   const { publicKey, privateKey } = await generateRsaKeyPair('rsa', {
     modulusLength: 2048,
     publicKeyEncoding: { type: 'spki', format: 'der' },
@@ -41,35 +42,14 @@ async function newDkimKey(): Promise<{ selector: string; publicKey: string; priv
   return { selector: `mr${randomBytes(5).toString('hex')}`, publicKey: publicKey.toString('base64'), privateKey };
 }
 
-/** The DNS records a domain's owner publishes (contract §7); only DKIM decides verification. */
-export function domainRecords(row: Pick<DomainRow, 'domain' | 'selector' | 'public_key'>): DnsRecord[] {
-  return [
-    { type: 'TXT', name: `${row.selector}._domainkey.${row.domain}`, value: `v=DKIM1; k=rsa; p=${row.public_key}`, required: true },
-    {
-      type: 'TXT',
-      name: row.domain,
-      value: 'v=spf1 ~all',
-      required: false,
-      note: 'SPF: add the include: mechanism of the SMTP relay you send through before ~all (for example include:amazonses.com). If the domain already has an SPF record, merge into it: a domain may have only one.',
-    },
-    {
-      type: 'TXT',
-      name: `_dmarc.${row.domain}`,
-      value: 'v=DMARC1; p=none;',
-      required: false,
-      note: 'DMARC: p=none only reports; tighten to quarantine or reject once your mail passes.',
-    },
-  ];
-}
-
 const iso = (value: Date | string | null) => (value === null ? null : (value instanceof Date ? value : new Date(value)).toISOString());
 
-export function toDomain(row: DomainRow): Domain {
+export function toDomain(row: DomainRow, spfMechanisms: readonly string[]): Domain {
   return {
     id: row.id,
     domain: row.domain,
     status: row.status,
-    records: domainRecords(row),
+    records: domainRecords(row, spfMechanisms),
     verifiedAt: iso(row.verified_at),
     lastCheckedAt: iso(row.last_checked_at),
     createdAt: iso(row.created_at)!,
@@ -82,19 +62,19 @@ export async function createDomain(deps: Deps, projectId: string, domain: string
   if (claim === 'this-project') throw domainExists();
   if (claim === 'verified-elsewhere') throw verifiedElsewhere();
   const key = await newDkimKey();
-  return toDomain(await insertDomain(deps.db, { projectId, domain, ...key }));
+  return toDomain(await insertDomain(deps.db, { projectId, domain, ...key }), deps.config.spfMechanisms);
 }
 
 export async function getDomain(deps: Deps, projectId: string, id: string): Promise<Domain> {
   const row = await findDomain(deps.db, projectId, id);
   if (!row) throw notFound('Domain');
-  return toDomain(row);
+  return toDomain(row, deps.config.spfMechanisms);
 }
 
 /** Contract §7: another project's id is a 404, not a 403: it does not reveal that it exists. */
 export async function listProjectDomains(deps: Deps, callerProjectId: string, projectId: string): Promise<Domain[]> {
   if (projectId !== callerProjectId) throw notFound('Project');
-  return (await listDomains(deps.db, projectId)).map(toDomain);
+  return (await listDomains(deps.db, projectId)).map((row) => toDomain(row, deps.config.spfMechanisms));
 }
 
 export async function removeDomain(deps: Deps, projectId: string, id: string): Promise<void> {
@@ -105,33 +85,36 @@ export async function removeDomain(deps: Deps, projectId: string, id: string): P
 export async function verifyDomain(deps: Deps, projectId: string, id: string): Promise<Domain> {
   const row = await findDomain(deps.db, projectId, id);
   if (!row) throw notFound('Domain');
-  const outcome = await checkDomain(dnsFor(deps.config), row);
-  const [updated] = await applyCheckOutcomes(deps.db, [{ projectId, id, outcome }]);
+  const result = await checkDomain(dnsFor(deps.config), row);
+  const [updated] = await applyCheckOutcomes(deps.db, [{ projectId, id, result }]);
   if (!updated) throw notFound('Domain'); // removed while we looked
-  return toDomain(updated);
+  return toDomain(updated, deps.config.spfMechanisms);
 }
 
 /**
- * One domain's outcome from its required records: `fail` when one is missing or differs, `unknown`
- * when one could not be looked up (contract §7: a timeout is not a failure of the record).
+ * Looks up each record's name (DKIM, SPF, DMARC) and decides the status from the required one:
+ * `fail` when it is missing or differs, `unknown` when it could not be looked up (contract §7: a
+ * timeout is not a failure of the record). Every answer is kept for the records' states.
  */
 export async function checkDomain(resolver: TxtResolver, row: DomainToCheck): Promise<CheckOutcome> {
-  const results = await Promise.all(domainRecords(row).filter((record) => record.required).map((record) => checkRecord(resolver, record)));
-  if (results.includes('fail')) return 'fail';
-  if (results.includes('unknown')) return 'unknown';
-  return 'pass';
+  const answers = await Promise.all(RECORD_KINDS.map(async (kind) => [kind, await resolver.txt(recordName(kind, row))] as const));
+  const checks: RecordChecks = {};
+  for (const [kind, answer] of answers) {
+    if (answer.status !== 'unavailable') checks[kind] = answer.status === 'found' ? answer.records : [];
+  }
+  const dkim = answers.find(([kind]) => kind === 'dkim')![1];
+  return { outcome: requiredOutcome(dkim, `v=DKIM1; k=rsa; p=${row.public_key}`), checks };
 }
 
 /**
- * A record passes when its name holds exactly one TXT record whose joined strings equal the value,
- * surrounding whitespace aside. Exactly one: verifiers may read only the first DKIM record they
- * get (RFC 6376 §3.6.2.2 leaves it open), so a second one would make signatures fail at random.
+ * A required record passes when its name holds exactly one TXT record whose joined strings equal the
+ * value, surrounding whitespace aside. Exactly one: verifiers may read only the first DKIM record
+ * they get (RFC 6376 §3.6.2.2 leaves it open), so a second one would make signatures fail at random.
  */
-async function checkRecord(resolver: TxtResolver, record: DnsRecord): Promise<CheckOutcome> {
-  const found = await resolver.txt(record.name);
+function requiredOutcome(found: TxtLookup, value: string): CheckOutcome['outcome'] {
   if (found.status === 'unavailable') return 'unknown';
   if (found.status === 'absent') return 'fail';
-  return found.records.length === 1 && found.records[0]!.trim() === record.value ? 'pass' : 'fail';
+  return found.records.length === 1 && found.records[0]!.trim() === value ? 'pass' : 'fail';
 }
 
 /** The sender's domain and each parent domain of it, most specific first. */
@@ -196,7 +179,7 @@ export async function recheckDueDomains(deps: Deps, budgetMs: number): Promise<n
   let checked = 0;
   for (;;) {
     const due = await findDueDomains(deps.db, deps.config.domainCheckIntervalSeconds / 2, CHECK_BATCH);
-    const outcomes = await mapLimit(due, CHECK_CONCURRENCY, async (row) => ({ projectId: row.project_id, id: row.id, outcome: await checkDomain(resolver, row) }));
+    const outcomes = await mapLimit(due, CHECK_CONCURRENCY, async (row) => ({ projectId: row.project_id, id: row.id, result: await checkDomain(resolver, row) }));
     await applyCheckOutcomes(deps.db, outcomes);
     checked += due.length;
     if (due.length < CHECK_BATCH || Date.now() - started > budgetMs) return checked;

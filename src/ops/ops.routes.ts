@@ -3,7 +3,7 @@ import { z } from 'zod';
 import { migrationsApplied } from '../db/migrate.ts';
 import type { Deps } from '../deps.ts';
 
-/** Liveness, readiness and the public feature flags (GET /config, api.md). */
+/** Liveness, readiness, the public feature flags and the system sender's DNS records (GET /config, api.md). */
 export const opsRoutes: FastifyPluginAsyncZod<Deps> = async (app, deps) => {
   app.get('/health', { schema: { hide: true } }, async () => ({ status: 'ok' }));
 
@@ -29,6 +29,15 @@ export const opsRoutes: FastifyPluginAsyncZod<Deps> = async (app, deps) => {
             oauthProviders: z.array(z.string()),
             billing: z.boolean(),
             sendRatePerSecond: z.number(),
+            systemMail: z
+              .object({
+                from: z.string().describe('SYSTEM_FROM, or no-reply at PUBLIC_URL’s host when it is unset'),
+                signed: z.boolean().describe('false when SYSTEM_FROM is unset: the server’s own mail then goes out without a DKIM signature'),
+                records: z
+                  .array(z.object({ type: z.literal('TXT'), name: z.string(), value: z.string(), required: z.boolean(), note: z.string().optional() }))
+                  .describe('The DNS records of SYSTEM_FROM’s domain (its DKIM key, made at start-up; SPF; DMARC)'),
+              })
+              .describe('The sender of the server’s own mail (address verification, password reset) and the records to publish for it'),
           }),
         },
       },
@@ -41,6 +50,7 @@ export const opsRoutes: FastifyPluginAsyncZod<Deps> = async (app, deps) => {
       oauthProviders: [],
       billing: false,
       sendRatePerSecond: deps.config.sendRatePerSecond,
+      systemMail: { from: deps.systemSender.address, signed: deps.systemSender.key !== undefined, records: deps.systemSender.records },
     }),
   );
 };

@@ -83,7 +83,7 @@ export function webhookEndpointsJobs(deps: Deps): JobDefinition<any>[] {
       for (const job of jobs) {
         const owners = await findOwnerEmails(deps.db, job.data.projectId);
         for (const owner of owners) {
-          const outcome = await sendSystemMail(deps.config, { id: randomUUID(), to: owner.email, ...disabledMail(owner.project_name, job.data) });
+          const outcome = await sendSystemMail(deps.config, deps.systemSender, { id: randomUUID(), to: owner.email, ...disabledMail(owner.project_name, job.data) });
           if (outcome.kind === 'retry') throw new Error(`endpoint-disabled mail not sent yet: ${outcome.error}`);
         }
       }

@@ -53,6 +53,16 @@ describe('configuration (contract §1)', () => {
     assert.equal(config.sendRatePerSecond, 25);
   });
 
+  test('SYSTEM_FROM and SPF_MECHANISMS are parsed (contract §1)', () => {
+    const config = loadConfig({ DATA_DIR: dataDir(), SYSTEM_FROM: 'Mailroom Team <No-Reply@Mail.Example.com>', SPF_MECHANISMS: 'ip4:203.0.113.7/32, include:amazonses.com  -ip6:2001:db8::/32 a:relay.example.com' });
+    assert.deepEqual(config.systemFrom, { address: 'no-reply@mail.example.com', name: 'Mailroom Team', domain: 'mail.example.com' });
+    assert.deepEqual(config.spfMechanisms, ['ip4:203.0.113.7/32', 'include:amazonses.com', '-ip6:2001:db8::/32', 'a:relay.example.com']);
+    const bare = loadConfig({ DATA_DIR: dataDir(), SYSTEM_FROM: 'alerts@example.org' });
+    assert.deepEqual(bare.systemFrom, { address: 'alerts@example.org', name: 'Mailroom', domain: 'example.org' });
+    assert.deepEqual(bare.spfMechanisms, []);
+    assert.equal(loadConfig({ DATA_DIR: dataDir() }).systemFrom, undefined);
+  });
+
   test('without SESSION_SECRET one is generated once and kept in DATA_DIR', () => {
     const dir = dataDir();
     const first = loadConfig({ DATA_DIR: dir }).sessionSecret;
@@ -69,6 +79,11 @@ describe('configuration (contract §1)', () => {
     ['SIGNUP_ENABLED', 'maybe'],
     ['DNS_SERVERS', '127.0.0.1:53,not a host'],
     ['ROLE', 'api'], // without DATABASE_URL: the embedded database cannot be shared by two processes
+    ['SYSTEM_FROM', 'no-reply'],
+    ['SYSTEM_FROM', 'Mailroom <no-reply@localhost>'],
+    ['SPF_MECHANISMS', 'ip4:203.0.113.300'],
+    ['SPF_MECHANISMS', 'include:relay.example.com ~all'], // the record's own all is added by the server
+    ['SPF_MECHANISMS', 'ip6:203.0.113.7'],
   ] as const) {
     test(`a bad ${name} (${value}) names the variable`, () => {
       assert.throws(() => loadConfig({ DATA_DIR: dataDir(), [name]: value }), (error: Error) => error.message.includes(name));

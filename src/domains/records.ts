@@ -1,0 +1,108 @@
+import type { DnsRecord, RecordState } from './domains.schemas.ts';
+
+/** The three records of a domain (contract §7), by what they are for. */
+export type RecordKind = 'dkim' | 'spf' | 'dmarc';
+
+/**
+ * What the last check found at each record's name: every TXT value there (strings joined), an empty
+ * list when the DNS answered that there is none. A kind is absent when it was never answered
+ * (not checked yet, or the lookup timed out: contract §7 keeps the last answer then).
+ */
+export type RecordChecks = Partial<Record<RecordKind, string[]>>;
+
+export type DomainKeyFacts = { domain: string; selector: string; public_key: string; record_checks: RecordChecks | null };
+
+export const recordName = (kind: RecordKind, row: Pick<DomainKeyFacts, 'domain' | 'selector'>) =>
+  kind === 'dkim' ? `${row.selector}._domainkey.${row.domain}` : kind === 'spf' ? row.domain : `_dmarc.${row.domain}`;
+
+export const RECORD_KINDS: readonly RecordKind[] = ['dkim', 'spf', 'dmarc'];
+
+const isSpf = (value: string) => /^v=spf1(\s|$)/i.test(value.trim());
+const isDmarc = (value: string) => /^v=DMARC1\s*(;|$)/i.test(value.trim());
+const DMARC_DEFAULT = 'v=DMARC1; p=none;';
+
+/** RFC 7208 §4.6.2: `+` is the default qualifier, so `+ip4:x` and `ip4:x` are the same mechanism. */
+const sameTerm = (a: string, b: string) => a.replace(/^\+/, '').toLowerCase() === b.replace(/^\+/, '').toLowerCase();
+
+/**
+ * One SPF record holding the existing ones' terms and the relay's mechanisms (RFC 7208 §3.2: a
+ * domain has one SPF record; two are a permanent error). Their `all` (or `redirect=`) stays last;
+ * without either, the record ends with `~all`. Our mechanisms go before it, in configured order.
+ */
+export function mergeSpf(existing: string[], mechanisms: readonly string[]): string {
+  const terms: string[] = [];
+  let all: string | undefined;
+  let redirect: string | undefined;
+  for (const record of existing) {
+    for (const term of record.trim().split(/\s+/).slice(1)) {
+      if (/^[+?~-]?all$/i.test(term)) all ??= term;
+      else if (/^redirect=/i.test(term)) redirect ??= term;
+      else if (!terms.some((known) => sameTerm(known, term))) terms.push(term);
+    }
+  }
+  for (const mechanism of mechanisms) if (!terms.some((known) => sameTerm(known, mechanism))) terms.push(mechanism);
+  // An `all` makes a redirect= meaningless (RFC 7208 §6.1): only one of them ends the record.
+  return ['v=spf1', ...terms, all ?? redirect ?? '~all'].join(' ');
+}
+
+/** Whether one SPF record authorizes every configured mechanism. */
+const authorizes = (record: string, mechanisms: readonly string[]) => {
+  const terms = record.trim().split(/\s+/).slice(1);
+  return mechanisms.every((mechanism) => terms.some((term) => sameTerm(term, mechanism)));
+};
+
+const SPF_NOTE_UNCONFIGURED =
+  'SPF: SPF_MECHANISMS is not configured on this server, so this record authorizes no relay yet: receivers soft-fail SPF and DMARC rests on DKIM alone. Ask the operator for the relay’s mechanisms (for example include:amazonses.com).';
+const SPF_NOTE = 'SPF: authorizes the relay this server sends through. A domain may have only one SPF record: when it already has one, publish the merged value shown here in its place.';
+const DMARC_NOTE = 'DMARC: p=none only reports; tighten to quarantine or reject once your mail passes. An existing DMARC record is kept as it is.';
+
+/**
+ * The records a domain's owner publishes (contract §7), each with its state from the last check:
+ * `found` (published as needed), `wrong_value` (something else is there; `found` lists it),
+ * `missing` (nothing there), `not_checked`. SPF's value is advice: the relay's mechanisms, merged
+ * into the SPF record the domain already has; DMARC's is the domain's own policy once it has one.
+ */
+export function domainRecords(row: DomainKeyFacts, spfMechanisms: readonly string[]): DnsRecord[] {
+  const checks = row.record_checks ?? {};
+  const dkimValue = `v=DKIM1; k=rsa; p=${row.public_key}`;
+  const dkimFound = checks.dkim;
+  const dkim: DnsRecord = {
+    type: 'TXT',
+    name: recordName('dkim', row),
+    value: dkimValue,
+    required: true,
+    state: stateOf(dkimFound, (found) => (found.length === 1 && found[0]!.trim() === dkimValue ? 'found' : 'wrong_value')),
+    found: dkimFound ?? [],
+  };
+
+  const spfFound = checks.spf?.filter(isSpf);
+  const spfState = stateOf(spfFound, (found) => (found.length === 1 && authorizes(found[0]!, spfMechanisms) ? 'found' : 'wrong_value'));
+  const spf: DnsRecord = {
+    type: 'TXT',
+    name: recordName('spf', row),
+    value: spfState === 'found' ? spfFound![0]!.trim() : mergeSpf(spfFound ?? [], spfMechanisms),
+    required: false,
+    note: spfMechanisms.length ? SPF_NOTE : SPF_NOTE_UNCONFIGURED,
+    state: spfState,
+    found: spfFound ?? [],
+  };
+
+  const dmarcFound = checks.dmarc;
+  const dmarcState = stateOf(dmarcFound, (found) => (found.filter(isDmarc).length === 1 ? 'found' : 'wrong_value'));
+  const dmarc: DnsRecord = {
+    type: 'TXT',
+    name: recordName('dmarc', row),
+    value: dmarcState === 'found' ? dmarcFound!.find(isDmarc)!.trim() : DMARC_DEFAULT,
+    required: false,
+    note: DMARC_NOTE,
+    state: dmarcState,
+    found: dmarcFound ?? [],
+  };
+  return [dkim, spf, dmarc];
+}
+
+function stateOf(found: string[] | undefined, judge: (found: string[]) => RecordState): RecordState {
+  if (found === undefined) return 'not_checked';
+  if (found.length === 0) return 'missing';
+  return judge(found);
+}
