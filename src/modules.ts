@@ -13,6 +13,7 @@ import { securityRoutes } from './security/security.routes.ts';
 import { campaignsJobs } from './campaigns/campaigns.jobs.ts';
 import { campaignsRoutes } from './campaigns/campaigns.routes.ts';
 import type { Deps } from './deps.ts';
+import { dashboardRoutes } from './dashboard/dashboard.routes.ts';
 import { domainJobs } from './domains/domains.jobs.ts';
 import { deliveryJobs } from './delivery/delivery.jobs.ts';
 import { emailsRoutes } from './emails/emails.routes.ts';
@@ -91,4 +92,6 @@ export const CAPABILITIES: Capability[] = [
   { name: 'webhooks', prefix: '', routes: webhooksRoutes },
   { name: 'webhook-endpoints', prefix: '', routes: webhookEndpointsRoutes, jobs: webhookEndpointsJobs, events: webhookFanOut },
   { name: 'workflows', prefix: '', routes: workflowsRoutes, jobs: workflowsJobs },
+  // Last: its catch-all GET answers only what no API route does.
+  { name: 'dashboard', prefix: '', routes: dashboardRoutes },
 ];

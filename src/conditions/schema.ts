@@ -20,14 +20,15 @@ const groupSchema: z.ZodType<ConditionGroup> = z.lazy(() =>
     filters: z.array(filterSchema).default([]),
     conditions: conditionTreeSchema.optional(),
   }),
-) as unknown as z.ZodType<ConditionGroup>;
+).register(z.globalRegistry, { id: 'ConditionGroup' }) as unknown as z.ZodType<ConditionGroup>;
 
 export const conditionTreeSchema: z.ZodType<ConditionTree> = z.lazy(() =>
   z.object({
     logic: z.enum(['AND', 'OR']),
     groups: z.array(groupSchema).min(1),
   }),
-) as unknown as z.ZodType<ConditionTree>;
+  // Registered by name: the recursive tree becomes one component of /openapi.json that it refers to.
+).register(z.globalRegistry, { id: 'ConditionTree' }) as unknown as z.ZodType<ConditionTree>;
 
 /** `groups[0].filters[1].operator` → ['groups', 0, 'filters', 1, 'operator']. */
 export function pathSegments(path: string): (string | number)[] {

@@ -41,6 +41,8 @@ declare module 'fastify' {
   }
 }
 
+const SAFE_METHODS = new Set(['GET', 'HEAD', 'OPTIONS']);
+
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
 type AuthDeps = { db: Db; keys: ApiKeyResolver; sessions: SessionTokens };
@@ -95,6 +97,14 @@ export const authPlugin = fp(async (app: FastifyInstance, deps: AuthDeps) => {
     // A session from before the user's last password reset has ended (another generation).
     const current = session && UUID.test(session.userId) ? await findSessionGeneration(deps.db, session.userId) : undefined;
     if (!session || current !== session.generation) throw new AppError('UNAUTHORIZED', { message: 'Log in first.' });
+    // A cross-site form can send the cookie but no custom header (that needs a CORS preflight,
+    // which this server never grants for session routes): a state change must carry one.
+    if (!SAFE_METHODS.has(request.method) && !request.headers['x-project-id'] && !request.headers['x-requested-with']) {
+      throw new AppError('FORBIDDEN', {
+        message: 'A request authenticated by the session cookie that changes state must send the X-Project-Id or X-Requested-With header.',
+        suggestion: 'Send X-Requested-With: fetch (any value) with the request.',
+      });
+    }
     request.user = { id: session.userId };
   }
 

@@ -18,7 +18,11 @@ export function client(baseUrl: string, defaults: RequestOptions = {}) {
     const o = { ...defaults, ...options, headers: { ...defaults.headers, ...options.headers } };
     const headers: Record<string, string> = { ...o.headers };
     if (o.key) headers.authorization = `Bearer ${o.key}`;
-    if (o.cookie) headers.cookie = o.cookie;
+    if (o.cookie) {
+      headers.cookie = o.cookie;
+      // As the dashboard does: session requests that change state need a custom header (auth.ts).
+      if (!('x-requested-with' in headers)) headers['x-requested-with'] = 'fetch';
+    }
     if (o.projectId) headers['x-project-id'] = o.projectId;
     let payload: string | Buffer | FormData | undefined;
     if (o.rawBody !== undefined) payload = o.rawBody;

@@ -1,0 +1,76 @@
+import assert from 'node:assert/strict';
+import { after, before, describe, test } from 'node:test';
+import { checkedInSchema, schemaSource } from '../../scripts/api-schema.ts';
+import { createAccount } from '../kit/accounts.ts';
+import { ensureDashboardBuilt } from '../kit/browser.ts';
+import { startTestServer, type TestServer } from '../kit/server.ts';
+
+describe('Dashboard serving, typed client and the session CSRF rule', () => {
+  let server: TestServer;
+  before(async () => {
+    await ensureDashboardBuilt();
+    server = await startTestServer();
+  });
+  after(async () => {
+    await server?.close();
+  });
+
+  test('app pages load the dashboard; API routes and unknown API paths keep answering JSON', async () => {
+    const home = await fetch(server.url, { headers: { accept: 'text/html' } });
+    assert.equal(home.status, 200);
+    assert.equal(home.headers.get('cache-control'), 'no-cache');
+    const index = await home.text();
+    assert.match(index, /<div id="root">/);
+    for (const path of ['/login', '/reset-password?token=abc', '/p/00000000-0000-4000-8000-000000000000/contacts']) {
+      const page = await fetch(server.url + path, { headers: { accept: 'text/html,application/xhtml+xml' } });
+      assert.equal(page.status, 200, path);
+      assert.equal(await page.text(), index, path);
+    }
+    const unknown = await fetch(`${server.url}/no/such/endpoint`, { headers: { accept: 'application/json' } });
+    assert.equal(unknown.status, 404);
+    assert.equal(((await unknown.json()) as any).error.code, 'ROUTE_NOT_FOUND');
+    // An API route answers JSON even to a browser's Accept header.
+    const me = await fetch(`${server.url}/users/@me`, { headers: { accept: 'text/html' } });
+    assert.equal(me.status, 401);
+    assert.equal(((await me.json()) as any).error.code, 'UNAUTHORIZED');
+    const docs = await fetch(`${server.url}/docs`, { headers: { accept: 'text/html' } });
+    assert.notEqual(await docs.text(), index);
+
+    const asset = /src="(\/assets\/[^"]+\.js)"/.exec(index)![1]!;
+    const script = await fetch(server.url + asset);
+    assert.equal(script.status, 200);
+    assert.match(script.headers.get('content-type') ?? '', /javascript/);
+    assert.match(script.headers.get('cache-control') ?? '', /immutable/);
+    const missing = await fetch(`${server.url}/assets/nope-123.js`);
+    assert.equal(missing.status, 404);
+  });
+
+  test('a session request that changes state needs X-Requested-With or X-Project-Id (no cross-site form can send one)', async () => {
+    const account = await createAccount(server.url);
+    const forged = await fetch(`${server.url}/users/@me/projects`, {
+      method: 'POST',
+      headers: { cookie: account.cookie, 'content-type': 'application/json' },
+      body: JSON.stringify({ name: 'Forged' }),
+    });
+    assert.equal(forged.status, 403);
+    assert.equal(((await forged.json()) as any).error.code, 'FORBIDDEN');
+    const listed = await fetch(`${server.url}/users/@me/projects`, { headers: { cookie: account.cookie } });
+    assert.deepEqual(((await listed.json()) as any).data, [], 'the forged request created nothing; a GET needs no header');
+
+    const real = await fetch(`${server.url}/users/@me/projects`, {
+      method: 'POST',
+      headers: { cookie: account.cookie, 'content-type': 'application/json', 'x-requested-with': 'fetch' },
+      body: JSON.stringify({ name: 'Real' }),
+    });
+    assert.equal(real.status, 201);
+    // Without a session the answer stays 401, whatever the headers.
+    const anonymous = await fetch(`${server.url}/users/@me/projects`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{"name":"x"}' });
+    assert.equal(anonymous.status, 401);
+  });
+
+  test('web/src/api/schema.d.ts is what `npm run gen:api` generates from /openapi.json today', async () => {
+    const spec = (await (await fetch(`${server.url}/openapi.json`)).json()) as object;
+    const generated = await schemaSource(spec);
+    assert.ok(generated === checkedInSchema(), 'the API changed: run `npm run gen:api` and fix the dashboard where the typecheck then fails');
+  });
+});

@@ -1,0 +1,106 @@
+import assert from 'node:assert/strict';
+import { mkdirSync, readFileSync, rmSync, statSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import { join } from 'node:path';
+import { type Browser, chromium, type Page } from 'playwright-core';
+import { PACKAGE_ROOT } from '../../src/paths.ts';
+
+/** Debian's chromium (`apt-get install chromium`); Playwright's own download cannot run here. */
+export const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
+export const SCREENSHOT_DIR = join(PACKAGE_ROOT, 'test-results', 'screenshots');
+export const WIDTHS = { desktop: 1280, phone: 390 } as const;
+
+const LOCK = join(PACKAGE_ROOT, 'dist', '.web-build.lock');
+
+/**
+ * Builds the dashboard when web/ changed since its last build. Test files run in parallel: one
+ * builds under a lock directory while the others wait for it.
+ */
+export async function ensureDashboardBuilt(): Promise<void> {
+  // @ts-expect-error: a plain .mjs script without declarations
+  const { buildWeb, isBuilt } = await import('../../scripts/build-web.mjs');
+  mkdirSync(join(PACKAGE_ROOT, 'dist'), { recursive: true });
+  const deadline = Date.now() + 180_000;
+  for (;;) {
+    if (isBuilt()) return;
+    try {
+      mkdirSync(LOCK);
+    } catch {
+      // A lock left by a killed run is older than any build.
+      if (Date.now() - statSync(LOCK, { throwIfNoEntry: false })!.mtimeMs > 120_000) rmSync(LOCK, { recursive: true, force: true });
+      if (Date.now() > deadline) throw new Error('the dashboard build did not finish');
+      await new Promise((resolve) => setTimeout(resolve, 250));
+      continue;
+    }
+    try {
+      await buildWeb({ quiet: true });
+      return;
+    } finally {
+      rmSync(LOCK, { recursive: true, force: true });
+    }
+  }
+}
+
+/** One headless chromium per test file. */
+export function launchBrowser(): Promise<Browser> {
+  return chromium.launch({
+    executablePath: CHROMIUM,
+    headless: true,
+    args: ['--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--disable-sync', '--no-first-run'],
+  });
+}
+
+/** A fresh context (own cookies) and page at `width` px, with generous timeouts for a loaded machine. */
+export async function openPage(browser: Browser, baseURL: string, width: number = WIDTHS.desktop): Promise<Page> {
+  const context = await browser.newContext({ baseURL, viewport: { width, height: width < 600 ? 844 : 900 }, reducedMotion: 'reduce' });
+  await context.grantPermissions(['clipboard-read', 'clipboard-write'], { origin: baseURL });
+  context.setDefaultTimeout(20_000);
+  return context.newPage();
+}
+
+const AXE_SOURCE = readFileSync(createRequire(import.meta.url).resolve('axe-core/axe.min.js'), 'utf8');
+
+type AxeViolation = { id: string; impact: string | null; help: string; nodes: { target: string[]; failureSummary?: string }[] };
+
+/** Runs axe-core on the page as it is and fails on any serious or critical violation (WCAG 2.1 A and AA). */
+export async function assertAccessible(page: Page, what: string): Promise<void> {
+  if (!(await page.evaluate(() => 'axe' in globalThis))) await page.addScriptTag({ content: AXE_SOURCE });
+  const violations = await page.evaluate(async () => {
+    const axe = (globalThis as any).axe;
+    const document = (globalThis as any).document;
+    const result = await axe.run(document, { runOnly: { type: 'tag', values: ['wcag2a', 'wcag2aa', 'wcag21a', 'wcag21aa'] }, resultTypes: ['violations'] });
+    return result.violations as AxeViolation[];
+  });
+  const bad = violations.filter((v) => v.impact === 'serious' || v.impact === 'critical');
+  assert.deepEqual(
+    bad.map((v) => `${v.impact} ${v.id}: ${v.help} at ${v.nodes.slice(0, 3).map((n) => `${n.target.join(' ')} (${n.failureSummary?.replaceAll('\n', ' ')})`).join('; ')}`),
+    [],
+    `accessibility violations on ${what}`,
+  );
+}
+
+/** Saves a full-page screenshot as test-results/screenshots/<name>-<width>.png (gitignored). */
+export async function screenshot(page: Page, name: string): Promise<void> {
+  mkdirSync(SCREENSHOT_DIR, { recursive: true });
+  const width = page.viewportSize()?.width ?? 0;
+  await page.screenshot({ path: join(SCREENSHOT_DIR, `${name}-${width}.png`), fullPage: true, animations: 'disabled' });
+}
+
+/** Checks a page at phone width too: accessible, nothing wider than the screen, and a screenshot. */
+export async function checkPhoneWidth(browser: Browser, baseURL: string, cookiePage: Page, path: string, name: string, ready: (page: Page) => Promise<unknown>) {
+  const page = await openPage(browser, baseURL, WIDTHS.phone);
+  try {
+    await page.context().addCookies(await cookiePage.context().cookies());
+    await page.goto(path);
+    await ready(page);
+    const overflow = await page.evaluate(() => {
+      const root = (globalThis as any).document.documentElement;
+      return root.scrollWidth - root.clientWidth;
+    });
+    assert.ok(overflow <= 0, `${name} is ${overflow} px wider than a ${WIDTHS.phone} px screen`);
+    await assertAccessible(page, `${name} at ${WIDTHS.phone} px`);
+    await screenshot(page, name);
+  } finally {
+    await page.context().close();
+  }
+}

@@ -1,0 +1,40 @@
+import { createBrowserRouter } from 'react-router';
+import { AuthLayout } from '../shell/AuthLayout.tsx';
+import { HomeRedirect } from '../shell/HomeRedirect.tsx';
+import { ProjectLayout } from '../shell/ProjectLayout.tsx';
+import { RouteError } from '../shell/RouteError.tsx';
+
+/**
+ * The app's pages. Paths never collide with API routes (the server falls back to index.html only
+ * for GETs no API route answers): project pages live under /p/{projectId}/. Each page is its own
+ * chunk, loaded when first visited.
+ */
+export const router = createBrowserRouter([
+  {
+    errorElement: <RouteError />,
+    children: [
+      {
+        Component: AuthLayout,
+        children: [
+          { path: 'login', lazy: () => import('../pages/auth/LoginPage.tsx') },
+          { path: 'signup', lazy: () => import('../pages/auth/SignupPage.tsx') },
+          { path: 'forgot-password', lazy: () => import('../pages/auth/ForgotPasswordPage.tsx') },
+          { path: 'reset-password', lazy: () => import('../pages/auth/ResetPasswordPage.tsx') },
+          { path: 'verify-email', lazy: () => import('../pages/auth/VerifyEmailPage.tsx') },
+          { path: 'new-project', lazy: () => import('../pages/projects/NewProjectPage.tsx') },
+        ],
+      },
+      { index: true, Component: HomeRedirect },
+      {
+        path: 'p/:projectId',
+        Component: ProjectLayout,
+        children: [
+          { index: true, lazy: () => import('../pages/overview/OverviewPage.tsx') },
+          { path: 'keys', lazy: () => import('../pages/keys/KeysPage.tsx') },
+          { path: 'domains', lazy: () => import('../pages/domains/DomainsPage.tsx') },
+        ],
+      },
+      { path: '*', lazy: () => import('../shell/NotFoundPage.tsx') },
+    ],
+  },
+]);

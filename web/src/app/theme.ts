@@ -1,0 +1,32 @@
+import { type CSSVariablesResolver, createTheme, defaultVariantColorsResolver, parseThemeColor, type VariantColorsResolver } from '@mantine/core';
+
+// Light variants (alerts, subtle buttons) write shade 6–8 on a pale tint: under 4.5:1 for several
+// palettes. Shade 9 on shade 0 keeps WCAG AA contrast, which axe checks on every page.
+const variantColorResolver: VariantColorsResolver = (input) => {
+  const colors = defaultVariantColorsResolver(input);
+  if (input.variant === 'light' || input.variant === 'subtle') {
+    const parsed = parseThemeColor({ color: input.color ?? input.theme.primaryColor, theme: input.theme });
+    if (parsed.isThemeColor && parsed.color !== 'gray' && parsed.color !== 'dark') {
+      const tint = input.variant === 'light' ? { background: `var(--mantine-color-${parsed.color}-0)` } : {};
+      return { ...colors, ...tint, color: `var(--mantine-color-${parsed.color}-9)` };
+    }
+  }
+  return colors;
+};
+
+export const theme = createTheme({
+  primaryColor: 'indigo',
+  primaryShade: 7,
+  fontFamily: 'system-ui, -apple-system, "Segoe UI", Roboto, "Noto Sans", sans-serif',
+  fontFamilyMonospace: 'ui-monospace, "SFMono-Regular", Menlo, Consolas, monospace',
+  defaultRadius: 'sm',
+  focusRing: 'auto',
+  variantColorResolver,
+});
+
+// Mantine's default dimmed and placeholder greys are under 4.5:1 on white (WCAG AA).
+export const cssVariablesResolver: CSSVariablesResolver = () => ({
+  variables: {},
+  light: { '--mantine-color-dimmed': 'var(--mantine-color-gray-7)', '--mantine-color-placeholder': 'var(--mantine-color-gray-7)' },
+  dark: {},
+});

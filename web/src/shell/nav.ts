@@ -1,0 +1,6 @@
+/** The project pages in the side navigation, in the order a team uses them. */
+export const NAV_ITEMS: { path: string; label: string }[] = [
+  { path: '', label: 'Get started' },
+  { path: 'domains', label: 'Domains' },
+  { path: 'keys', label: 'API keys' },
+];

@@ -1,0 +1,27 @@
+import react from '@vitejs/plugin-react';
+import { defineConfig } from 'vite';
+
+// Built by scripts/build-web.mjs into dist/web, which src/dashboard serves at `/`.
+export default defineConfig({
+  root: import.meta.dirname,
+  plugins: [react()],
+  publicDir: false,
+  build: {
+    outDir: '../dist/web',
+    emptyOutDir: true,
+    assetsDir: 'assets',
+    // React, the router, TanStack Query and Mantine's core: about 175 kB gzip, shared by every page.
+    chunkSizeWarningLimit: 700,
+    // One shared chunk per heavy library, so a page's chunk holds only that page.
+    rolldownOptions: {
+      output: {
+        advancedChunks: {
+          groups: [
+            { name: 'codemirror', test: /node_modules[\\/](@codemirror|@lezer|@uiw|codemirror)/ },
+            { name: 'charts', test: /node_modules[\\/](recharts|d3-|victory-vendor|@mantine[\\/]charts)/ },
+          ],
+        },
+      },
+    },
+  },
+});
