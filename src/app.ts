@@ -4,6 +4,7 @@ import swagger from '@fastify/swagger';
 import swaggerUi from '@fastify/swagger-ui';
 import Fastify, { type FastifyInstance } from 'fastify';
 import { jsonSchemaTransform, jsonSchemaTransformObject, serializerCompiler, type ZodTypeProvider } from 'fastify-type-provider-zod';
+import { requestScope } from './db/db.ts';
 import type { Deps } from './deps.ts';
 import { authPlugin } from './http/auth.ts';
 import { errorHandler, notFoundHandler } from './http/error-handler.ts';
@@ -33,6 +34,8 @@ export async function buildApp(deps: Deps, options: { api: boolean }): Promise<F
   app.setErrorHandler(errorHandler);
   app.setNotFoundHandler(notFoundHandler);
   installInputBoundary(app as unknown as FastifyInstance);
+  // The rest of the request runs in requestScope (its PostgreSQL statements are time-limited).
+  app.addHook('onRequest', (_request, _reply, done) => requestScope.run(true, done));
   app.addHook('onRequest', async (request, reply) => {
     reply.header('x-request-id', request.id);
   });

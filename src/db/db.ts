@@ -9,7 +9,16 @@
  * - Inside `transaction`, use only the handle passed to the callback: PGlite has one connection and
  *   the global handle would wait for the transaction to end (a deadlock).
  */
+import { AsyncLocalStorage } from 'node:async_hooks';
+
 export type Row = Record<string, unknown>;
+
+/**
+ * Set while an HTTP request is served (app.ts): on PostgreSQL its statements run on the API pool,
+ * whose connections carry a statement_timeout, so no request holds a connection for long. Background
+ * work (jobs, sending) runs outside it, without that limit.
+ */
+export const requestScope = new AsyncLocalStorage<true>();
 
 export interface Queryable {
   query<T = Row>(text: string, params?: readonly unknown[]): Promise<T[]>;

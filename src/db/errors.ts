@@ -4,6 +4,7 @@ import { AppError } from '../errors.ts';
 const UNIQUE_VIOLATION = '23505';
 const FOREIGN_KEY_VIOLATION = '23503';
 const INVALID_TEXT_REPRESENTATION = '22P02';
+const QUERY_CANCELED = '57014';
 
 type PgError = { code?: string; constraint?: string };
 
@@ -33,6 +34,7 @@ export function translateDbError(error: unknown): AppError | undefined {
   }
   if (pg.code === FOREIGN_KEY_VIOLATION) return new AppError('NOT_FOUND', { message: 'A referenced resource does not exist.' });
   if (pg.code === INVALID_TEXT_REPRESENTATION) return new AppError('BAD_REQUEST', { message: 'A value has the wrong format.' });
+  if (pg.code === QUERY_CANCELED) return new AppError('SERVICE_UNAVAILABLE', { message: 'The request took too long on the database and was stopped; narrow it and try again.' });
   return undefined;
 }
 

@@ -1,6 +1,9 @@
 import { createHash } from 'node:crypto';
 import pg from 'pg';
-import type { Db, Queryable } from './db.ts';
+import { type Db, type Queryable, requestScope } from './db.ts';
+
+/** statement_timeout of the statements an HTTP request runs (requestScope). */
+export const API_STATEMENT_TIMEOUT_MS = 10_000;
 
 const INT8 = 20;
 const NUMERIC = 1700;
@@ -41,20 +44,26 @@ export interface PostgresDb extends Db {
   readonly connectionString: string;
 }
 
-export function openPostgres(connectionString: string, options: { poolSize?: number } = {}): PostgresDb {
-  const pool = new pg.Pool({ connectionString, max: options.poolSize ?? 10, types: { getTypeParser: typeParser } as pg.CustomTypesConfig });
+export function openPostgres(connectionString: string, options: { poolSize?: number; statementTimeoutMs?: number } = {}): PostgresDb {
+  const types = { getTypeParser: typeParser } as pg.CustomTypesConfig;
+  const pool = new pg.Pool({ connectionString, max: options.poolSize ?? 10, types });
+  // Connections are opened on demand: a process that serves no HTTP never opens this pool's.
+  const apiPool = new pg.Pool({ connectionString, max: options.poolSize ?? 10, types, statement_timeout: options.statementTimeoutMs ?? API_STATEMENT_TIMEOUT_MS });
   // An idle client that errors (server restart) must not crash the process; the pool replaces it.
   pool.on('error', () => {});
-  const root = wrap(pool);
+  apiPool.on('error', () => {});
+  const background = wrap(pool);
+  const api = wrap(apiPool);
+  const current = () => (requestScope.getStore() ? apiPool : pool);
 
   return {
     kind: 'postgres',
     pool,
     connectionString,
-    query: root.query,
-    exec: root.exec,
+    query: (text, params) => (requestScope.getStore() ? api : background).query(text, params),
+    exec: (text) => (requestScope.getStore() ? api : background).exec(text),
     async transaction(work) {
-      const client = await pool.connect();
+      const client = await current().connect();
       try {
         await client.query('BEGIN');
         const result = await work(wrap(client));
@@ -67,6 +76,8 @@ export function openPostgres(connectionString: string, options: { poolSize?: num
         client.release();
       }
     },
-    close: () => pool.end(),
+    close: async () => {
+      await Promise.all([pool.end(), apiPool.end()]);
+    },
   };
 }
