@@ -43,6 +43,7 @@ import { segmentsRoutes } from './segments/segments.routes.ts';
 import { uploadsRoutes } from './uploads/uploads.routes.ts';
 import { webhookEndpointsJobs, webhookFanOut } from './webhook-endpoints/webhook-endpoints.jobs.ts';
 import { webhookEndpointsRoutes } from './webhook-endpoints/webhook-endpoints.routes.ts';
+import { suppressionsRoutes } from './suppressions/suppressions.routes.ts';
 import { webhooksRoutes } from './webhooks/webhooks.routes.ts';
 import { workflowsJobs } from './workflows/workflows.jobs.ts';
 import { workflowsRoutes } from './workflows/workflows.routes.ts';
@@ -85,6 +86,7 @@ export const CAPABILITIES: Capability[] = [
   { name: 'send', prefix: '', routes: sendRoutes },
   { name: 'campaigns', prefix: '', routes: campaignsRoutes, jobs: campaignsJobs },
   { name: 'emails', prefix: '', routes: emailsRoutes, jobs: deliveryJobs },
+  { name: 'suppressions', prefix: '', routes: suppressionsRoutes },
   { name: 'platform', prefix: '', routes: platformRoutes, jobs: platformJobs },
   { name: 'verify', prefix: '', routes: verifyRoutes },
   { name: 'links', prefix: '', routes: linksRoutes },

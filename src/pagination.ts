@@ -35,6 +35,8 @@ export const offsetPage = <T extends z.ZodType>(item: T) =>
  * microseconds (a JS Date would drop them and repeat or skip rows that share a millisecond).
  */
 export type CursorPosition = { sort: string; dir: 'asc' | 'desc'; value: string; id: string };
+/** What decodeCursor expects; `checkId` for listings whose tie-breaker is not a UUID (default: a UUID). */
+export type CursorExpectation = { sort: string; dir: 'asc' | 'desc'; checkValue: (value: string) => boolean; checkId?: (id: string) => boolean };
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 /** The SQL expression giving a timestamptz as the text a cursor carries: UTC, microseconds. */
@@ -54,7 +56,7 @@ export function encodeCursor(secret: string, position: CursorPosition): string {
  * Reads a cursor made by encodeCursor for the same sort and direction; anything else is a 400.
  * `checkValue` validates the sort value's format (a timestamp, an email).
  */
-export function decodeCursor(secret: string, cursor: string, expected: { sort: string; dir: 'asc' | 'desc'; checkValue: (value: string) => boolean }): CursorPosition {
+export function decodeCursor(secret: string, cursor: string, expected: CursorExpectation): CursorPosition {
   const invalid = () => badRequest('The cursor is not valid for this listing.', { suggestion: 'Pass the cursor from the previous response unchanged, with the same sort and dir.' });
   const [body, signature, extra] = cursor.split('.');
   if (!body || !signature || extra !== undefined) throw invalid();
@@ -69,7 +71,8 @@ export function decodeCursor(secret: string, cursor: string, expected: { sort: s
   }
   if (!Array.isArray(parsed) || parsed.length !== 4 || !parsed.every((part) => typeof part === 'string')) throw invalid();
   const [sort, dir, value, id] = parsed as string[];
-  if (sort !== expected.sort || dir !== expected.dir || !UUID.test(id) || !expected.checkValue(value)) throw invalid();
+  const checkId = expected.checkId ?? ((candidate: string) => UUID.test(candidate));
+  if (sort !== expected.sort || dir !== expected.dir || !checkId(id) || !expected.checkValue(value)) throw invalid();
   return { sort, dir, value, id };
 }
 

@@ -11,7 +11,10 @@ export type AuditAction =
   | 'member.added'
   | 'member.role_changed'
   | 'member.removed'
-  | 'billing.limits_changed';
+  | 'billing.limits_changed'
+  | 'suppression.added'
+  | 'suppression.removed'
+  | 'project.tracking_changed';
 
 export type AuditEntry = { actorId: string | null; action: AuditAction; details?: Record<string, unknown> };
 

@@ -124,32 +124,6 @@ export async function loadAttachments(db: Queryable, refs: ClaimRef[]): Promise<
   );
 }
 
-/**
- * A hard bounce (contract §6): the address joins the project's suppression list and the contact
- * is unsubscribed for good (a running snooze ends without resubscribing). Returns the contacts
- * that were subscribed, for their contact.unsubscribed events.
- */
-export async function suppressBounced(db: Queryable, projectId: string, bounced: Array<{ email: string; contactId: string | null }>): Promise<string[]> {
-  if (bounced.length === 0) return [];
-  await db.query(
-    `INSERT INTO suppressions (project_id, email, reason) SELECT $1, email, 'hard_bounce' FROM unnest($2::text[]) AS b(email)
-     ON CONFLICT (project_id, email) DO NOTHING`,
-    [projectId, bounced.map((b) => b.email)],
-  );
-  const contactIds = bounced.map((b) => b.contactId).filter((id): id is string => id !== null);
-  if (contactIds.length === 0) return [];
-  const rows = await db.query<{ id: string; was: boolean }>(
-    `WITH old AS (
-       SELECT id, subscribed FROM contacts WHERE project_id = $1 AND id = ANY($2::uuid[]) FOR UPDATE
-     )
-     UPDATE contacts AS c SET subscribed = false, snoozed_until = NULL, updated_at = now()
-     FROM old WHERE c.project_id = $1 AND c.id = old.id AND (c.subscribed OR c.snoozed_until IS NOT NULL)
-     RETURNING c.id, old.subscribed AS was`,
-    [projectId, contactIds],
-  );
-  return rows.filter((row) => row.was).map((row) => row.id);
-}
-
 /** When the next record falls due (a retry or an expired lease), for the wake-up job. */
 export async function nextDueAt(db: Queryable): Promise<Date | null> {
   const rows = await db.query<{ at: Date | string | null }>(`SELECT min(next_attempt_at) AS at FROM emails WHERE status IN ('QUEUED', 'SENDING')`);

@@ -3,7 +3,8 @@ import { signingKeyFor } from '../domains/domains.service.ts';
 import type { EmailRow } from '../emails/emails.queries.ts';
 import { type EventInput, recordEvents } from '../events/events.service.ts';
 import { fillDeferredContent } from './deferred-content.ts';
-import { type AttachmentRow, type ClaimRef, claimDue, loadAttachments, markHandedOff, renewLeases, type Settlement, type SettledRow, settle, suppressBounced } from './delivery.queries.ts';
+import { type AttachmentRow, type ClaimRef, claimDue, loadAttachments, markHandedOff, renewLeases, type Settlement, type SettledRow, settle } from './delivery.queries.ts';
+import { suppressAddresses, unsubscribeForSuppression } from '../suppressions/suppressions.queries.ts';
 import { buildMessage, type DkimKey } from './mime.ts';
 import { type MessageUrls, trackContent } from './seams.ts';
 import { isSoftBounceError, softBounceError } from './bounces.ts';
@@ -182,7 +183,10 @@ async function finish(context: RunContext, settlements: Outcomed[]): Promise<voi
     for (const row of settled) byProject.set(row.project_id, [...(byProject.get(row.project_id) ?? []), row]);
     for (const [projectId, rows] of byProject) {
       const bounced = rows.filter((row) => row.status === 'BOUNCED');
-      const unsubscribed = await suppressBounced(tx, projectId, bounced.map((row) => ({ email: row.to_address, contactId: row.contact_id })));
+      // A hard bounce (contract §6): the address joins the list, its contact is unsubscribed for good.
+      await suppressAddresses(tx, bounced.map((row) => ({ projectId, email: row.to_address, emailId: row.id })), 'hard_bounce');
+      const contactIds = bounced.flatMap((row) => (row.contact_id ? [row.contact_id] : []));
+      const unsubscribed = await unsubscribeForSuppression(tx, projectId, { contactIds });
       const events: EventInput[] = unsubscribed.map((contactId) => ({ contactId, name: 'contact.unsubscribed' }));
       for (const row of rows) events.push(...eventsFor(row, softBounced.has(row.id)));
       await recordEvents(tx, projectId, events);

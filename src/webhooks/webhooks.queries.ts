@@ -62,17 +62,6 @@ export function findEmails(tx: Queryable, messageIds: string[]) {
   return tx.query<MatchedEmail>(`SELECT ${RETURNED}, true AS changed FROM emails e WHERE e.message_id = ANY($1::text[])`, [messageIds]);
 }
 
-/** Puts addresses on their project's suppression list (contract §6); an existing entry stays. */
-export async function suppress(tx: Queryable, entries: { projectId: string; email: string }[], reason: 'hard_bounce' | 'complaint') {
-  if (entries.length === 0) return;
-  await tx.query(
-    `INSERT INTO suppressions (project_id, email, reason)
-     SELECT (r->>'projectId')::uuid, lower(r->>'email'), $2 FROM jsonb_array_elements($1::jsonb) AS r
-     ON CONFLICT (project_id, email) DO NOTHING`,
-    [JSON.stringify(entries), reason],
-  );
-}
-
 /**
  * Unsubscribes contacts (and ends any snooze, which would subscribe them again). Returns the
  * contacts that were subscribed before, which get a contact.unsubscribed event.

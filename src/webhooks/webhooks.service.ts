@@ -5,7 +5,8 @@ import { type EventInput, recordEvents } from '../events/events.service.ts';
 import { AppError, badRequest } from '../errors.ts';
 import { snsUrl } from './sns.client.ts';
 import { signatureValid } from './sns.signature.ts';
-import { applyOutcome, findEmails, markProcessed, type MatchedEmail, suppress, unsubscribeContacts } from './webhooks.queries.ts';
+import { suppressAddresses } from '../suppressions/suppressions.queries.ts';
+import { applyOutcome, findEmails, markProcessed, type MatchedEmail, unsubscribeContacts } from './webhooks.queries.ts';
 import { type SesMessage, type SnsEnvelope, sesMessage, snsEnvelope } from './webhooks.schemas.ts';
 
 type WebhookDeps = Pick<Deps, 'db' | 'sns'>;
@@ -141,7 +142,7 @@ async function applySes(tx: Queryable, outcome: 'bounce' | 'complaint' | 'delive
   }
   if (hard || outcome === 'complaint') {
     // contract §6: the address is never sent to again, and the contact is unsubscribed.
-    await suppress(tx, emails.map((e) => ({ projectId: e.project_id, email: e.to_address })), hard ? 'hard_bounce' : 'complaint');
+    await suppressAddresses(tx, emails.map((e) => ({ projectId: e.project_id, email: e.to_address, emailId: e.id })), hard ? 'hard_bounce' : 'complaint');
     const withContact = emails.filter((e) => e.contact_id).map((e) => ({ projectId: e.project_id, contactId: e.contact_id! }));
     for (const contact of await unsubscribeContacts(tx, withContact)) {
       events.push({ projectId: contact.project_id, contactId: contact.id, name: 'contact.unsubscribed' });

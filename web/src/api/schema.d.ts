@@ -1703,6 +1703,22 @@ export interface paths {
                             publicUrl: string;
                             sendRatePerSecond: number;
                             signupEnabled: boolean;
+                            /** @description The sender of the server’s own mail (address verification, password reset) and the records to publish for it */
+                            systemMail: {
+                                /** @description SYSTEM_FROM, or no-reply at PUBLIC_URL’s host when it is unset */
+                                from: string;
+                                /** @description The DNS records of SYSTEM_FROM’s domain (its DKIM key, made at start-up; SPF; DMARC) */
+                                records: {
+                                    name: string;
+                                    note?: string;
+                                    required: boolean;
+                                    /** @enum {string} */
+                                    type: "TXT";
+                                    value: string;
+                                }[];
+                                /** @description false when SYSTEM_FROM is unset: the server’s own mail then goes out without a DKIM signature */
+                                signed: boolean;
+                            };
                         };
                     };
                 };
@@ -2527,11 +2543,20 @@ export interface paths {
                             id: string;
                             lastCheckedAt: string | null;
                             records: {
+                                /** @description The TXT values found at the name at the last check (for SPF, its v=spf1 records), strings joined */
+                                found: string[];
                                 name: string;
                                 note?: string;
+                                /** @description Only required records decide verification (DKIM) */
                                 required: boolean;
+                                /**
+                                 * @description What the last DNS check found at the name: `found` (published as needed), `wrong_value` (other TXT values are there: see `found`), `missing` (no such record), `not_checked` (no check has answered yet)
+                                 * @enum {string}
+                                 */
+                                state: "not_checked" | "found" | "wrong_value" | "missing";
                                 /** @enum {string} */
                                 type: "TXT";
+                                /** @description The value to publish. SPF: the relay’s mechanisms (SPF_MECHANISMS), merged into the domain’s existing SPF record when it has one; DMARC: the domain’s own record once it has one */
                                 value: string;
                             }[];
                             /** @enum {string} */
@@ -2580,11 +2605,20 @@ export interface paths {
                             id: string;
                             lastCheckedAt: string | null;
                             records: {
+                                /** @description The TXT values found at the name at the last check (for SPF, its v=spf1 records), strings joined */
+                                found: string[];
                                 name: string;
                                 note?: string;
+                                /** @description Only required records decide verification (DKIM) */
                                 required: boolean;
+                                /**
+                                 * @description What the last DNS check found at the name: `found` (published as needed), `wrong_value` (other TXT values are there: see `found`), `missing` (no such record), `not_checked` (no check has answered yet)
+                                 * @enum {string}
+                                 */
+                                state: "not_checked" | "found" | "wrong_value" | "missing";
                                 /** @enum {string} */
                                 type: "TXT";
+                                /** @description The value to publish. SPF: the relay’s mechanisms (SPF_MECHANISMS), merged into the domain’s existing SPF record when it has one; DMARC: the domain’s own record once it has one */
                                 value: string;
                             }[];
                             /** @enum {string} */
@@ -2657,11 +2691,20 @@ export interface paths {
                             id: string;
                             lastCheckedAt: string | null;
                             records: {
+                                /** @description The TXT values found at the name at the last check (for SPF, its v=spf1 records), strings joined */
+                                found: string[];
                                 name: string;
                                 note?: string;
+                                /** @description Only required records decide verification (DKIM) */
                                 required: boolean;
+                                /**
+                                 * @description What the last DNS check found at the name: `found` (published as needed), `wrong_value` (other TXT values are there: see `found`), `missing` (no such record), `not_checked` (no check has answered yet)
+                                 * @enum {string}
+                                 */
+                                state: "not_checked" | "found" | "wrong_value" | "missing";
                                 /** @enum {string} */
                                 type: "TXT";
+                                /** @description The value to publish. SPF: the relay’s mechanisms (SPF_MECHANISMS), merged into the domain’s existing SPF record when it has one; DMARC: the domain’s own record once it has one */
                                 value: string;
                             }[];
                             /** @enum {string} */
@@ -2713,11 +2756,20 @@ export interface paths {
                                 id: string;
                                 lastCheckedAt: string | null;
                                 records: {
+                                    /** @description The TXT values found at the name at the last check (for SPF, its v=spf1 records), strings joined */
+                                    found: string[];
                                     name: string;
                                     note?: string;
+                                    /** @description Only required records decide verification (DKIM) */
                                     required: boolean;
+                                    /**
+                                     * @description What the last DNS check found at the name: `found` (published as needed), `wrong_value` (other TXT values are there: see `found`), `missing` (no such record), `not_checked` (no check has answered yet)
+                                     * @enum {string}
+                                     */
+                                    state: "not_checked" | "found" | "wrong_value" | "missing";
                                     /** @enum {string} */
                                     type: "TXT";
+                                    /** @description The value to publish. SPF: the relay’s mechanisms (SPF_MECHANISMS), merged into the domain’s existing SPF record when it has one; DMARC: the domain’s own record once it has one */
                                     value: string;
                                 }[];
                                 /** @enum {string} */
@@ -4071,6 +4123,149 @@ export interface paths {
             };
         };
         delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/suppressions": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Addresses never sent to again, newest first */
+        get: {
+            parameters: {
+                query?: {
+                    cursor?: string;
+                    limit?: number;
+                    /** @description case-insensitive substring of the address */
+                    search?: string;
+                };
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            cursor: string | null;
+                            data: {
+                                createdAt: string;
+                                email: string;
+                                /** Format: uuid */
+                                emailId?: string;
+                                /** @enum {string} */
+                                reason: "HARD_BOUNCE" | "COMPLAINT" | "MANUAL";
+                            }[];
+                            hasMore: boolean;
+                            total: number;
+                        };
+                    };
+                };
+            };
+        };
+        put?: never;
+        /** Suppress an address (its contact is unsubscribed); 200 when it was already listed */
+        post: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": {
+                        email: string;
+                        /**
+                         * @description default MANUAL
+                         * @enum {string}
+                         */
+                        reason?: "HARD_BOUNCE" | "COMPLAINT" | "MANUAL";
+                    };
+                };
+            };
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            createdAt: string;
+                            email: string;
+                            /** Format: uuid */
+                            emailId?: string;
+                            /** @enum {string} */
+                            reason: "HARD_BOUNCE" | "COMPLAINT" | "MANUAL";
+                        };
+                    };
+                };
+                /** @description Default Response */
+                201: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            createdAt: string;
+                            email: string;
+                            /** Format: uuid */
+                            emailId?: string;
+                            /** @enum {string} */
+                            reason: "HARD_BOUNCE" | "COMPLAINT" | "MANUAL";
+                        };
+                    };
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/suppressions/{email}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        /** Remove an address from the list: it may be mailed again (OWNER or ADMIN with a session) */
+        delete: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    email: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content?: never;
+                };
+            };
+        };
         options?: never;
         head?: never;
         patch?: never;
