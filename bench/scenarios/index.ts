@@ -7,7 +7,7 @@ import { contactsImport } from './contacts-import.ts';
 import { contactsDeepPage, contactsFirstPage } from './contacts-list.ts';
 import { helloWorld } from './hello-world.ts';
 import { segmentCount } from './segment-count.ts';
-import { deliveryRate, sendAccepted, sendAcceptedApiRole, sendAcceptedSplit } from './send.ts';
+import { deliveryRate, nodemailerAlone, sendAccepted, sendAcceptedApiRole, sendAcceptedSplit } from './send.ts';
 import { trackExisting, trackNew } from './track.ts';
 import { workflowRun } from './workflow-run.ts';
 
@@ -25,6 +25,7 @@ export const SCENARIOS: Scenario[] = [
   sendAccepted,
   sendAcceptedApiRole,
   sendAcceptedSplit,
+  nodemailerAlone,
   deliveryRate,
   campaignSend,
   workflowRun,

@@ -1,4 +1,7 @@
+import { execFile } from 'node:child_process';
 import { constants, generateKeyPairSync, sign } from 'node:crypto';
+import { fileURLToPath } from 'node:url';
+import { promisify } from 'node:util';
 import { type DnsServer, startDnsServer } from '../../test/kit/dns.ts';
 import { verifiedDomain } from '../../test/kit/domains.ts';
 import type { BenchContext, Measurement, Scenario } from '../scenario.ts';
@@ -83,13 +86,58 @@ function rawSigningRate(): number {
   return signed / ((performance.now() - started) / 1000);
 }
 
+const NODEMAILER_MESSAGES = Number(process.env.BENCH_NODEMAILER_MESSAGES ?? 5_000);
+let nodemailerAloneRate: number | undefined;
+
+/**
+ * Messages per second that nodemailer alone composes, signs (its `dkim` option) and sends to the
+ * same relay, in a child process with no database: the figure delivery-rate is compared with.
+ */
+async function measureNodemailerAlone(): Promise<{ perSecond: number; sent: number; seconds: number }> {
+  const relay = await startSmtpCounter(SMTP_PORT);
+  try {
+    const script = fileURLToPath(new URL('../nodemailer-alone.ts', import.meta.url));
+    const { stdout } = await promisify(execFile)(process.execPath, ['--import', 'tsx', script, String(SMTP_PORT), String(NODEMAILER_MESSAGES)], { maxBuffer: 1 << 20 });
+    const { sent, seconds } = JSON.parse(stdout.trim().split('\n').at(-1)!) as { sent: number; seconds: number };
+    if (relay.count() < sent) throw new Error(`the relay counted ${relay.count()} of ${sent} messages`);
+    nodemailerAloneRate = sent / seconds;
+    return { perSecond: nodemailerAloneRate, sent, seconds };
+  } finally {
+    await relay.close();
+  }
+}
+
+/** nodemailer composing, DKIM-signing and sending on its own: delivery-rate's reference. */
+export const nodemailerAlone: Scenario = {
+  name: 'nodemailer-alone',
+  description: `${NODEMAILER_MESSAGES} messages composed, DKIM-signed and sent by nodemailer alone (pooled, 20 connections) to the same local relay, no database`,
+  // delivery-rate's server settings, so that the two share a group and run one after the other.
+  server: { env: { DNS_SERVERS: `127.0.0.1:${DNS_PORT}`, SMTP_URL: `smtp://127.0.0.1:${SMTP_PORT}` } },
+  run: async (): Promise<Measurement> => {
+    const { perSecond, sent, seconds } = await measureNodemailerAlone();
+    return {
+      reqPerSec: Math.round(perSecond * 10) / 10,
+      unit: 'messages/s',
+      delivered: sent,
+      seconds: Math.round(seconds * 10) / 10,
+      p50Ms: null,
+      p99Ms: null,
+      errors: 0,
+      non2xx: 0,
+      durationSeconds: Math.round(seconds * 10) / 10,
+      connections: 20,
+    };
+  },
+};
+
 /** 20,000 messages through /v1/send to a local SMTP relay: delivered per second vs raw signing. */
 export const deliveryRate: Scenario = {
   name: 'delivery-rate',
-  description: `${DELIVERIES} messages sent (${RECIPIENTS_PER_REQUEST} recipients per /v1/send) and delivered over SMTP, as a ratio of raw RSA-2048 signing`,
+  description: `${DELIVERIES} messages sent (${RECIPIENTS_PER_REQUEST} recipients per /v1/send) and delivered over SMTP, as a ratio of raw RSA-2048 signing and of nodemailer-alone (measured in the same run)`,
   server: { env: { DNS_SERVERS: `127.0.0.1:${DNS_PORT}`, SMTP_URL: `smtp://127.0.0.1:${SMTP_PORT}` } },
   run: async (ctx): Promise<Measurement> => {
     const signsPerSecond = rawSigningRate();
+    const nodemailerPerSecond = nodemailerAloneRate ?? (await measureNodemailerAlone()).perSecond;
     const sender = await verifiedSender(ctx);
     const relay = await startSmtpCounter(SMTP_PORT);
     try {
@@ -118,6 +166,8 @@ export const deliveryRate: Scenario = {
         acceptedSeconds: Math.round(acceptedSeconds * 10) / 10,
         rawSignsPerSecond: Math.round(signsPerSecond),
         ratioToRawSigning: Math.round((perSecond / signsPerSecond) * 1000) / 1000,
+        nodemailerAlonePerSecond: Math.round(nodemailerPerSecond * 10) / 10,
+        ratioToNodemailerAlone: Math.round((perSecond / nodemailerPerSecond) * 100) / 100,
         p50Ms: null,
         p99Ms: null,
         errors: 0,
