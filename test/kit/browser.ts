@@ -104,3 +104,11 @@ export async function checkPhoneWidth(browser: Browser, baseURL: string, cookieP
     await page.context().close();
   }
 }
+
+/** A page at `width` px already logged in as `account` (its session cookie set for the server). */
+export async function pageAs(browser: Browser, baseURL: string, account: { cookie: string }, width: number = WIDTHS.desktop): Promise<Page> {
+  const page = await openPage(browser, baseURL, width);
+  const [name, ...value] = account.cookie.split('=');
+  await page.context().addCookies([{ name: name!, value: value.join('='), url: baseURL, httpOnly: true, sameSite: 'Lax' }]);
+  return page;
+}

@@ -1,14 +1,15 @@
-import { type CSSVariablesResolver, createTheme, defaultVariantColorsResolver, parseThemeColor, type VariantColorsResolver } from '@mantine/core';
+import { type CSSVariablesResolver, createTheme, defaultVariantColorsResolver, Modal, parseThemeColor, type VariantColorsResolver } from '@mantine/core';
 
-// Light variants (alerts, subtle buttons) write shade 6–8 on a pale tint: under 4.5:1 for several
+// Light, subtle and outline variants (alerts, secondary buttons) write shade 6–8 on a pale tint: under 4.5:1 for several
 // palettes. Shade 9 on shade 0 keeps WCAG AA contrast, which axe checks on every page.
 const variantColorResolver: VariantColorsResolver = (input) => {
   const colors = defaultVariantColorsResolver(input);
-  if (input.variant === 'light' || input.variant === 'subtle') {
+  if (input.variant === 'light' || input.variant === 'subtle' || input.variant === 'outline') {
     const parsed = parseThemeColor({ color: input.color ?? input.theme.primaryColor, theme: input.theme });
     if (parsed.isThemeColor && parsed.color !== 'gray' && parsed.color !== 'dark') {
       const tint = input.variant === 'light' ? { background: `var(--mantine-color-${parsed.color}-0)` } : {};
-      return { ...colors, ...tint, color: `var(--mantine-color-${parsed.color}-9)` };
+      const border = input.variant === 'outline' ? { border: `1px solid var(--mantine-color-${parsed.color}-9)` } : {};
+      return { ...colors, ...tint, ...border, color: `var(--mantine-color-${parsed.color}-9)` };
     }
   }
   return colors;
@@ -16,12 +17,17 @@ const variantColorResolver: VariantColorsResolver = (input) => {
 
 export const theme = createTheme({
   primaryColor: 'indigo',
-  primaryShade: 7,
+  // White on shade 9 keeps 4.5:1 for every palette used here (on shade 6, red and teal do not).
+  primaryShade: 9,
   fontFamily: 'system-ui, -apple-system, "Segoe UI", Roboto, "Noto Sans", sans-serif',
   fontFamilyMonospace: 'ui-monospace, "SFMono-Regular", Menlo, Consolas, monospace',
   defaultRadius: 'sm',
   focusRing: 'auto',
+  respectReducedMotion: true,
   variantColorResolver,
+  components: {
+    Modal: Modal.extend({ defaultProps: { closeButtonProps: { 'aria-label': 'Close' } } }),
+  },
 });
 
 // Mantine's default dimmed and placeholder greys are under 4.5:1 on white (WCAG AA).

@@ -10,15 +10,15 @@ import { StatusBadge, type Tone } from '../../ui/StatusBadge.tsx';
 type Domain = Awaited<ReturnType<typeof fetchDomain>>;
 const fetchDomain = (id: string) => call(api.GET('/domains/{id}/verify', { params: { path: { id } } }));
 
-/**
- * A record's state. Only the required (DKIM) record decides verification, so only its state is
- * known: found once the domain is verified.
- */
-function recordState(domain: Domain, required: boolean): { label: string; tone: Tone } {
-  if (!required) return { label: 'Recommended', tone: 'neutral' };
-  if (domain.status === 'verified') return { label: 'Found', tone: 'good' };
-  return domain.lastCheckedAt ? { label: 'Not found yet', tone: 'warn' } : { label: 'Not checked yet', tone: 'neutral' };
-}
+type RecordState = Domain['records'][number]['state'];
+
+/** Each record's state from the last DNS check (domains.service.ts). */
+const RECORD_STATES: Record<RecordState, { label: string; tone: Tone }> = {
+  found: { label: 'Found', tone: 'good' },
+  wrong_value: { label: 'Wrong value', tone: 'bad' },
+  missing: { label: 'Missing', tone: 'warn' },
+  not_checked: { label: 'Not checked yet', tone: 'neutral' },
+};
 
 const time = (iso: string | null) => (iso ? new Date(iso).toLocaleString() : 'never');
 
@@ -42,7 +42,7 @@ export function DomainCard({ domain }: { domain: Domain }) {
             <StatusBadge tone={verified ? 'good' : 'warn'}>{verified ? 'Verified' : 'Pending'}</StatusBadge>
           </Group>
           <Group gap="xs">
-            <Button size="xs" variant="default" onClick={() => check.mutate()} loading={check.isPending} aria-label={`Check the DNS of ${domain.domain} now`}>
+            <Button size="xs" variant="default" onClick={() => check.mutate()} loading={check.isPending} aria-label={`Check now: the DNS of ${domain.domain}`}>
               Check now
             </Button>
             <Button size="xs" variant="subtle" color="red" onClick={del.open} aria-label={`Delete ${domain.domain}`}>
@@ -67,7 +67,7 @@ export function DomainCard({ domain }: { domain: Domain }) {
             </Table.Thead>
             <Table.Tbody>
               {domain.records.map((record) => {
-                const state = recordState(domain, record.required);
+                const state = RECORD_STATES[record.state];
                 return (
                   <Table.Tr key={record.name + record.value}>
                     <Table.Td>{record.type}</Table.Td>
@@ -93,7 +93,17 @@ export function DomainCard({ domain }: { domain: Domain }) {
                       )}
                     </Table.Td>
                     <Table.Td>
-                      <StatusBadge tone={state.tone}>{state.label}</StatusBadge>
+                      <Stack gap={4} align="flex-start">
+                        <StatusBadge tone={state.tone}>{state.label}</StatusBadge>
+                        <Text size="xs" c="dimmed">
+                          {record.required ? 'Required' : 'Recommended'}
+                        </Text>
+                        {record.state === 'wrong_value' && record.found.length > 0 && (
+                          <Text size="xs" style={{ wordBreak: 'break-all' }}>
+                            Found: {record.found.join(' | ')}
+                          </Text>
+                        )}
+                      </Stack>
                     </Table.Td>
                   </Table.Tr>
                 );

@@ -68,8 +68,8 @@ export function Component() {
       )}
       {project.publicKey && project.secretKey ? (
         <>
-          <KeyRow title="Public key" description="For POST /v1/track. Safe to ship in client-side code." value={project.publicKey} />
-          <KeyRow title="Secret key" description="For /v1/send and every other endpoint. Never put it in a browser or a mobile app." value={project.secretKey} />
+          <KeyRow key={project.publicKey} title="Public key" description="For POST /v1/track. Safe to ship in client-side code." value={project.publicKey} />
+          <KeyRow key={project.secretKey} title="Secret key" description="For /v1/send and every other endpoint. Never put it in a browser or a mobile app." value={project.secretKey} />
         </>
       ) : (
         <Alert color="gray" title="Keys hidden">

@@ -1,0 +1,119 @@
+import assert from 'node:assert/strict';
+import { after, before, describe, test } from 'node:test';
+import type { Browser } from 'playwright-core';
+import { createProject } from '../kit/accounts.ts';
+import { assertAccessible, checkPhoneWidth, ensureDashboardBuilt, launchBrowser, pageAs, screenshot } from '../kit/browser.ts';
+import type { DnsServer } from '../kit/dns.ts';
+import { publishRecords, uniqueDomain } from '../kit/domains.ts';
+import { startTestServerWithDns, type TestServer } from '../kit/server.ts';
+
+describe('Dashboard: domains and API keys', () => {
+  let server: TestServer;
+  let dns: DnsServer;
+  let browser: Browser;
+  before(async () => {
+    await ensureDashboardBuilt();
+    ({ server, dns } = await startTestServerWithDns());
+    browser = await launchBrowser();
+  });
+  after(async () => {
+    await browser?.close();
+    await server?.close();
+  });
+
+  test('add a domain, publish its records, "check now" turns it verified; delete another after a confirmation', async () => {
+    const project = await createProject(server.url);
+    const page = await pageAs(browser, server.url, project.owner);
+    try {
+      await page.goto(`/p/${project.id}/domains`);
+      await page.getByText('No domain yet').waitFor();
+      await assertAccessible(page, 'domains, empty');
+
+      // A server-side refusal shows next to the field that caused it.
+      await page.getByRole('textbox', { name: /^Domain/ }).fill('not a domain');
+      await page.getByRole('button', { name: 'Add domain' }).click();
+      await page.getByRole('alert').or(page.locator('.mantine-InputWrapper-error')).first().waitFor();
+
+      const name = uniqueDomain('news');
+      await page.getByRole('textbox', { name: /^Domain/ }).fill(name);
+      await page.getByRole('button', { name: 'Add domain' }).click();
+      const card = page.getByRole('region', { name: `Domain ${name}` });
+      await card.getByText('Pending').waitFor();
+      const table = card.getByRole('table', { name: `DNS records of ${name}` });
+      await table.getByText(`._domainkey.${name}`).waitFor();
+      assert.equal(await table.getByText('Not checked yet').count(), await table.locator('tbody tr').count());
+
+      // The copy buttons copy exactly what the API asks to publish.
+      const listed = await project.api.get(`/domains/project/${project.id}`);
+      const domain = listed.body.data.find((d: { domain: string }) => d.domain === name);
+      const dkim = domain.records.find((r: { name: string }) => r.name.includes('._domainkey.'));
+      await card.getByRole('button', { name: `Copy the value of the TXT record ${dkim.name}` }).click();
+      assert.equal(await page.evaluate(() => (globalThis as any).navigator.clipboard.readText() as Promise<string>), dkim.value);
+
+      // Nothing published yet: checking finds the records missing, the domain stays pending.
+      await card.getByRole('button', { name: `Check now: the DNS of ${name}` }).click();
+      await table.getByText('Missing').first().waitFor();
+      await card.getByText('Pending').waitFor();
+
+      publishRecords(dns, domain, true);
+      await card.getByRole('button', { name: `Check now: the DNS of ${name}` }).click();
+      await card.getByText('Verified', { exact: true }).waitFor();
+      const dkimRow = table.getByRole('row').filter({ hasText: dkim.name });
+      await dkimRow.getByText('Found').waitFor();
+      await assertAccessible(page, 'domains, verified');
+      await screenshot(page, 'domains');
+      assert.equal((await project.api.get(`/domains/${domain.id}/verify`)).body.status, 'verified');
+
+      const other = uniqueDomain('old');
+      await page.getByRole('textbox', { name: /^Domain/ }).fill(other);
+      await page.getByRole('button', { name: 'Add domain' }).click();
+      await page.getByRole('button', { name: `Delete ${other}` }).click();
+      const dialog = page.getByRole('dialog', { name: `Delete ${other}?` });
+      await dialog.getByRole('button', { name: 'Delete domain' }).click();
+      await page.getByRole('region', { name: `Domain ${other}` }).waitFor({ state: 'detached' });
+      const after = await project.api.get(`/domains/project/${project.id}`);
+      assert.deepEqual(after.body.data.map((d: { domain: string }) => d.domain), [name]);
+
+      await checkPhoneWidth(browser, server.url, page, `/p/${project.id}/domains`, 'domains', (p) => p.getByText('Verified', { exact: true }).waitFor());
+    } finally {
+      await page.context().close();
+    }
+  });
+
+  test('API keys are masked, revealed and copied; rotating them after the confirmation stops the old ones at once', async () => {
+    const project = await createProject(server.url);
+    const page = await pageAs(browser, server.url, project.owner);
+    try {
+      await page.goto(`/p/${project.id}/keys`);
+      const secret = page.getByRole('region', { name: 'Secret key' });
+      const shown = secret.getByLabel('Secret key value');
+      await shown.waitFor();
+      assert.ok(!(await shown.innerText()).includes(project.secretKey), 'the secret key is masked at first');
+      assert.match(await shown.innerText(), /^sk_/);
+      await assertAccessible(page, 'API keys');
+      await screenshot(page, 'keys');
+
+      await secret.getByRole('button', { name: 'Reveal the secret key' }).click();
+      assert.equal(await shown.innerText(), project.secretKey);
+      await secret.getByRole('button', { name: 'Copy the secret key' }).click();
+      assert.equal(await page.evaluate(() => (globalThis as any).navigator.clipboard.readText() as Promise<string>), project.secretKey);
+
+      await page.getByRole('button', { name: 'Rotate keys' }).click();
+      const dialog = page.getByRole('dialog', { name: 'Rotate both keys?' });
+      await dialog.getByText('the old keys stop working at once').waitFor();
+      await assertAccessible(page, 'rotate confirmation');
+      await dialog.getByRole('button', { name: 'Rotate keys now' }).click();
+      await page.getByText('Keys rotated').waitFor();
+      await secret.getByRole('button', { name: 'Reveal the secret key' }).click();
+      const rotated = await shown.innerText();
+      assert.match(rotated, /^sk_/);
+      assert.notEqual(rotated, project.secretKey);
+      assert.equal((await project.api.get('/v1/whoami')).status, 401, 'the old secret key stopped');
+      assert.equal((await project.api.with({ key: rotated }).get('/v1/whoami')).status, 200, 'the shown key works');
+
+      await checkPhoneWidth(browser, server.url, page, `/p/${project.id}/keys`, 'keys', (p) => p.getByLabel('Secret key value').waitFor());
+    } finally {
+      await page.context().close();
+    }
+  });
+});
