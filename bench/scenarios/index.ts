@@ -9,6 +9,7 @@ import { helloWorld } from './hello-world.ts';
 import { segmentCount } from './segment-count.ts';
 import { deliveryRate, nodemailerAlone, sendAccepted, sendAcceptedApiRole, sendAcceptedSplit } from './send.ts';
 import { trackExisting, trackNew } from './track.ts';
+import { webhookDelivery } from './webhooks.ts';
 import { workflowRun } from './workflow-run.ts';
 
 /** Every scenario `npm run bench` runs, in order. Add one line per new scenario. */
@@ -29,5 +30,6 @@ export const SCENARIOS: Scenario[] = [
   deliveryRate,
   campaignSend,
   workflowRun,
+  webhookDelivery,
   analyticsTimeseries,
 ];

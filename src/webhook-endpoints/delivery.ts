@@ -15,6 +15,9 @@ export const LEASE_SECONDS = 30;
 export const DISABLE_AFTER_DAYS = 5;
 /** A worker with nothing due looks again at least this often (other processes may have queued work). */
 const IDLE_LOOK_MS = 30_000;
+const BUSY_LOOK_MS = 1000;
+/** Claims start at most this often (deliveries wait at most this long for a free slot to be used). */
+const CLAIM_INTERVAL_MS = 100;
 
 /**
  * The webhook delivery loop of one worker process (contract §14; docs/decisions/webhook-endpoints.md).
@@ -29,6 +32,8 @@ export class WebhookDelivery {
   private total = 0;
   private claiming: Promise<void> | undefined;
   private again = false;
+  private lastClaim = 0;
+  private soon: NodeJS.Timeout | undefined;
   private timer: NodeJS.Timeout | undefined;
   private stopped = false;
   private readonly running = new Set<Promise<void>>();
@@ -41,42 +46,64 @@ export class WebhookDelivery {
     this.outcomes = new Batcher((items) => this.record(items), { maxInFlight: 1, maxBatch: 200 });
   }
 
-  /** Claims what is due now (coalesced: a kick during a claim makes it claim once more). */
+  /**
+   * Claims what is due, at most once per CLAIM_INTERVAL_MS: under load, deliveries finishing one by
+   * one fold into one claim of many messages instead of a claim each (on the embedded database every
+   * statement holds the one connection the API needs too).
+   */
   kick(): void {
     if (this.stopped) return;
     if (this.claiming) {
       this.again = true;
       return;
     }
-    this.claiming = this.claimLoop()
+    const wait = this.lastClaim + CLAIM_INTERVAL_MS - Date.now();
+    if (wait > 0) {
+      this.soon ??= setTimeout(() => {
+        this.soon = undefined;
+        this.kick();
+      }, wait).unref();
+      return;
+    }
+    this.lastClaim = Date.now();
+    this.claiming = this.claim()
       .catch((error) => {
         this.deps.log.error({ err: error }, 'webhook claim failed; retrying shortly');
         this.arm(1000);
       })
-      .finally(() => (this.claiming = undefined));
+      .finally(() => {
+        this.claiming = undefined;
+        if (this.again) {
+          this.again = false;
+          this.kick();
+        }
+      });
   }
 
   /** Stops claiming and waits for the deliveries in flight and their records. */
   async stop(): Promise<void> {
     this.stopped = true;
     clearTimeout(this.timer);
+    clearTimeout(this.soon);
     await this.claiming;
     await Promise.allSettled([...this.running]);
   }
 
-  private async claimLoop(): Promise<void> {
-    do {
-      this.again = false;
-      const free = MAX_IN_FLIGHT - this.total;
-      if (free <= 0) return; // a finishing delivery kicks again
-      const busy = Object.fromEntries(this.inFlight);
-      const claimed = await claimDue(this.deps.db, { perEndpoint: PER_ENDPOINT, limit: free, busy, leaseSeconds: LEASE_SECONDS });
-      for (const message of claimed) this.start(message);
-      if (claimed.length === free) this.again = true;
-    } while (this.again && !this.stopped);
+  private async claim(): Promise<void> {
+    const free = MAX_IN_FLIGHT - this.total;
+    if (free <= 0) return; // a finishing delivery kicks again
+    const busy = Object.fromEntries(this.inFlight);
+    const claimed = await claimDue(this.deps.db, { perEndpoint: PER_ENDPOINT, limit: free, busy, leaseSeconds: LEASE_SECONDS });
+    for (const message of claimed) this.start(message);
     if (this.stopped) return;
-    const next = await nextDueAt(this.deps.db);
-    this.arm(next ? next.getTime() - Date.now() : IDLE_LOOK_MS);
+    // More may be due: look again after the interval. While deliveries run, each one that finishes
+    // kicks; idle, the timer waits for the next retry or lease end.
+    if (claimed.length === free) this.again = true;
+    else if (this.total > 0) this.arm(BUSY_LOOK_MS);
+    else {
+      const next = await nextDueAt(this.deps.db);
+      this.arm(next ? next.getTime() - Date.now() : IDLE_LOOK_MS);
+    }
   }
 
   private arm(delayMs: number): void {

@@ -3,6 +3,7 @@ import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { Webhook } from 'standardwebhooks';
+import { PER_ENDPOINT } from '../../src/webhook-endpoints/delivery.ts';
 import { createProject, type TestProject, uniqueEmail } from '../kit/accounts.ts';
 import { type Receiver, type Reply, startReceiver } from '../kit/receiver.ts';
 import { startTestServer, type TestServer } from '../kit/server.ts';
@@ -218,6 +219,24 @@ describe('webhook delivery (contract §14): retries, 410, the log, replays, rota
     assert.equal(String(second.headers['webhook-signature']).split(' ').length, 1);
     assert.doesNotThrow(() => new Webhook(newSecret).verify(second.body, second.headers as Record<string, string>));
     assert.throws(() => new Webhook(oldSecret).verify(second.body, second.headers as Record<string, string>));
+  });
+
+  test("a slow endpoint holds only its own slots: another endpoint's and another project's deliveries are not held back", async () => {
+    const slowProject = await createProject(server.url);
+    const otherProject = await createProject(server.url);
+    replies.set('/slow', () => ({ status: 200, delayMs: 6000 }));
+    await endpoint(slowProject, '/slow', ['order.*']);
+    await endpoint(slowProject, '/beside', ['order.*']);
+    await endpoint(otherProject, '/elsewhere', ['order.*']);
+    // More slow deliveries than one endpoint may hold at once, queued first.
+    for (let i = 0; i < 12; i++) await slowProject.publicApi.post('/v1/track', { email: uniqueEmail('slow'), event: 'order.placed', data: { n: i } });
+    await receiver.waitFor(PER_ENDPOINT, '/slow');
+    const started = Date.now();
+    await otherProject.publicApi.post('/v1/track', { email: uniqueEmail('other'), event: 'order.placed', data: { n: 0 } });
+    await receiver.waitFor(1, '/elsewhere', 5000);
+    await receiver.waitFor(12, '/beside', 5000);
+    assert.ok(Date.now() - started < 5000);
+    assert.equal(receiver.received.filter((r) => r.path === '/slow').length, PER_ENDPOINT, 'the slow endpoint has at most PER_ENDPOINT deliveries at once');
   });
 
   test('the log paginates with a cursor, newest first', async () => {
