@@ -10,6 +10,7 @@ import { authPlugin } from './http/auth.ts';
 import { errorHandler, notFoundHandler } from './http/error-handler.ts';
 import { idempotencyPlugin } from './http/idempotency.ts';
 import { installInputBoundary } from './http/input.ts';
+import { registerSecurityHeaders } from './http/security-headers.ts';
 import { rateLimitPlugin } from './http/rate-limit.ts';
 import { zodValidatorCompiler } from './http/validation.ts';
 import { CAPABILITIES } from './modules.ts';
@@ -43,6 +44,7 @@ export async function buildApp(deps: Deps, options: { api: boolean }): Promise<F
     if (reply.statusCode >= 500) request.log.warn({ statusCode: reply.statusCode, url: request.url }, 'request answered 5xx');
   });
 
+  await registerSecurityHeaders(app as unknown as FastifyInstance, { https: deps.config.publicUrl.startsWith('https:') });
   await app.register(cookie);
   await app.register(swagger, {
     openapi: {

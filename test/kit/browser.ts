@@ -64,7 +64,8 @@ type AxeViolation = { id: string; impact: string | null; help: string; nodes: { 
 
 /** Runs axe-core on the page as it is and fails on any serious or critical violation (WCAG 2.1 A and AA). */
 export async function assertAccessible(page: Page, what: string): Promise<void> {
-  if (!(await page.evaluate(() => 'axe' in globalThis))) await page.addScriptTag({ content: AXE_SOURCE });
+  // Evaluated through DevTools, not added as an inline <script>: the page's CSP (script-src 'self') refuses those.
+  if (!(await page.evaluate(() => 'axe' in globalThis))) await page.evaluate(AXE_SOURCE);
   const violations = await page.evaluate(async () => {
     const axe = (globalThis as any).axe;
     const document = (globalThis as any).document;
