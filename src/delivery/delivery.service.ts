@@ -6,7 +6,8 @@ import { fillDeferredContent } from './deferred-content.ts';
 import { type AttachmentRow, type ClaimRef, claimDue, loadAttachments, markHandedOff, renewLeases, type Settlement, type SettledRow, settle } from './delivery.queries.ts';
 import { suppressAddresses, unsubscribeForSuppression } from '../suppressions/suppressions.queries.ts';
 import { buildMessage, type DkimKey } from './mime.ts';
-import { type MessageUrls, trackContent } from './seams.ts';
+import { findTrackingSettings } from '../projects/projects.queries.ts';
+import { type MessageUrls, type TrackingSettings, trackContent } from './seams.ts';
 import { isSoftBounceError, softBounceError } from './bounces.ts';
 import type { Outcome, Transport } from './transport.ts';
 import type { Throttle } from './throttle.ts';
@@ -96,8 +97,10 @@ async function deliverChunk(context: RunContext, chunk: EmailRow[]): Promise<voi
     }
   }
   const attachments = going.length ? await loadAttachments(deps.db, going.map(refOf)) : [];
+  // Read per chunk, so a changed setting applies to every message built after it (contract §6).
+  const tracking = await findTrackingSettings(deps.db, [...new Set(going.map((row) => row.project_id))]);
   await fillDeferredContent(deps, going);
-  const built = await Promise.all(going.map((row) => build(context, row, attachments).then((message) => ({ row, ...message }), (error: Error) => ({ row, error }))));
+  const built = await Promise.all(going.map((row) => build(context, row, attachments, tracking.get(row.project_id)).then((message) => ({ row, ...message }), (error: Error) => ({ row, error }))));
   const ready = built.filter((b): b is { row: EmailRow } & BuiltMessage => 'raw' in b);
   for (const failed of built.filter((b): b is { row: EmailRow; error: Error } => 'error' in b)) {
     settlements.push({ ...refOf(failed.row), status: 'FAILED', error: `The message could not be built: ${failed.error.message}` });
@@ -144,14 +147,14 @@ function settlementFor(row: EmailRow, outcome: Outcome): Outcomed {
 
 type BuiltMessage = { raw: Buffer; urls: MessageUrls | null };
 
-async function build(context: RunContext, row: EmailRow, attachments: AttachmentRow[]): Promise<BuiltMessage> {
+async function build(context: RunContext, row: EmailRow, attachments: AttachmentRow[], tracking: TrackingSettings | undefined): Promise<BuiltMessage> {
   const { deps } = context;
   const keyId = `${row.project_id} ${row.from_address}`;
   if (!context.keys.has(keyId)) context.keys.set(keyId, signingKeyFor(deps.db, row.project_id, row.from_address));
   const key = await context.keys.get(keyId);
   if (!key) throw new Error(`the sender domain of ${row.from_address} is no longer verified in this project`);
   if (row.subject === null || row.html === null || row.text_body === null || row.message_id === null) throw new Error('the record has no rendered content');
-  const linkContext = { config: deps.config, projectId: row.project_id, emailId: row.id, contactId: row.contact_id, contentType: row.content_type };
+  const linkContext = { config: deps.config, projectId: row.project_id, emailId: row.id, contactId: row.contact_id, contentType: row.content_type, tracking };
   const outgoing = trackContent(linkContext, { html: row.html, headers: row.headers });
   const raw = await buildMessage(
     {

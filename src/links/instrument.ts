@@ -6,7 +6,17 @@ import { signLinkToken } from './tokens.ts';
  * message leaves, so the click redirect can resolve a token's index to a URL of this message
  * and nothing else (the redirect is not an open redirect).
  */
-export type InstrumentOptions = { publicUrl: string; secret: string; projectId: string; emailId: string; contactId?: string };
+export type InstrumentOptions = {
+  publicUrl: string;
+  secret: string;
+  projectId: string;
+  emailId: string;
+  contactId?: string;
+  /** Add the open pixel (default true). */
+  opens?: boolean;
+  /** Rewrite links to the click redirect (default true). */
+  clicks?: boolean;
+};
 export type Instrumented = { html: string; urls: string[] };
 
 /** A hostile body cannot grow the stored URL list without bound; links past this stay as written. */
@@ -30,6 +40,16 @@ export function trackingUrls(publicUrl: string) {
 export function instrumentHtml(html: string, options: InstrumentOptions): Instrumented {
   const { publicUrl, secret, projectId, emailId } = options;
   const urls: string[] = [];
+  const body = options.clicks === false ? html : rewriteLinks(html, options, urls);
+  if (options.opens === false) return { html: body, urls };
+  const pixel = `<img src="${trackingUrls(publicUrl).open}${signLinkToken(secret, { purpose: 'open', projectId, emailId })}" width="1" height="1" alt="" style="display:block;width:1px;height:1px;border:0;margin:0;padding:0" />`;
+  const bodyEnd = body.toLowerCase().lastIndexOf('</body');
+  return { html: bodyEnd === -1 ? body + pixel : body.slice(0, bodyEnd) + pixel + body.slice(bodyEnd), urls };
+}
+
+/** Every http(s) link of `html` wrapped in the click redirect; `urls` receives their targets by index. */
+function rewriteLinks(html: string, options: InstrumentOptions, urls: string[]): string {
+  const { publicUrl, secret, projectId, emailId } = options;
   const indexOf = new Map<string, number>();
   const out: string[] = [];
   let copied = 0;
@@ -68,12 +88,7 @@ export function instrumentHtml(html: string, options: InstrumentOptions): Instru
     at = tag.end;
   }
   out.push(html.slice(copied));
-
-  const pixel = `<img src="${trackingUrls(publicUrl).open}${signLinkToken(secret, { purpose: 'open', projectId, emailId })}" width="1" height="1" alt="" style="display:block;width:1px;height:1px;border:0;margin:0;padding:0" />`;
-  const body = out.join('');
-  const bodyEnd = body.toLowerCase().lastIndexOf('</body');
-  const instrumented = bodyEnd === -1 ? body + pixel : body.slice(0, bodyEnd) + pixel + body.slice(bodyEnd);
-  return { html: instrumented, urls };
+  return out.join('');
 }
 
 /** The absolute http(s) URL a link points at, normalised for a Location header; null when it is not tracked. */

@@ -3,6 +3,7 @@ import type { Queryable } from '../db/index.ts';
 import { instrumentHtml } from './instrument.ts';
 import { type MessageUrls, saveMessageUrls } from './links.queries.ts';
 import { type LinkUrls, lazyLinkUrls, listUnsubscribeHeaders } from './list-unsubscribe.ts';
+import { DEFAULT_TRACKING, type TrackingSettings, tracks } from './tracking.ts';
 
 /**
  * What the delivery worker calls for each message (the seam of src/delivery/seams.ts): the link
@@ -17,6 +18,8 @@ export type LinkContext = {
   emailId: string;
   contactId: string | null;
   contentType: ContentType;
+  /** The project's tracking setting; DEFAULT_TRACKING when not given. */
+  tracking?: TrackingSettings;
 };
 export type OutgoingContent = { html: string; headers: Record<string, string> };
 
@@ -34,8 +37,8 @@ export function recipientLinks(context: LinkContext): Partial<LinkUrls> {
 export type TrackedContent = OutgoingContent & { urls: MessageUrls | null };
 
 /**
- * Tracking for every type but HEADLESS (sent exactly as rendered), and the RFC 8058 headers for
- * MARKETING mail (contract §6). Pure: the caller stores `urls` on the record (the delivery worker's
+ * Tracking as the project's setting allows for this type (never HEADLESS, which is sent exactly
+ * as rendered), and the RFC 8058 headers for MARKETING mail (contract §6). Pure: the caller stores `urls` on the record (the delivery worker's
  * hand-off statement, for a whole chunk) before the message is handed to the transport, or its
  * clicks would be refused.
  * A List-Unsubscribe the sender set explicitly in the custom headers is kept.
@@ -45,9 +48,12 @@ export function trackContent(context: LinkContext, content: OutgoingContent): Tr
   const { config, projectId, emailId, contactId } = context;
   let { html, headers } = content;
   let urls: MessageUrls | null = null;
-  if (html) {
-    const instrumented = instrumentHtml(html, { publicUrl: config.publicUrl, secret: config.sessionSecret, projectId, emailId, contactId: contactId ?? undefined });
-    urls = { projectId, emailId, urls: instrumented.urls };
+  const setting = context.tracking ?? DEFAULT_TRACKING;
+  const opens = tracks(setting.opens, context.contentType);
+  const clicks = tracks(setting.clicks, context.contentType);
+  if (html && (opens || clicks)) {
+    const instrumented = instrumentHtml(html, { publicUrl: config.publicUrl, secret: config.sessionSecret, projectId, emailId, contactId: contactId ?? undefined, opens, clicks });
+    if (clicks) urls = { projectId, emailId, urls: instrumented.urls };
     html = instrumented.html;
   }
   const own = Object.keys(headers).some((name) => name.toLowerCase() === 'list-unsubscribe');

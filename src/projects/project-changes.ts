@@ -3,13 +3,13 @@ import type { Role } from '../auth/auth.queries.ts';
 import type { Queryable } from '../db/index.ts';
 import { forbidden } from '../errors.ts';
 import { markReviewed } from '../security/security.queries.ts';
-import { type Project, updateProject } from './projects.queries.ts';
+import { type Project, type ProjectChanges, updateProject } from './projects.queries.ts';
 
-type Before = { name: string; disabled: boolean; disabled_reason: string | null; by_service: boolean };
+type Before = { name: string; disabled: boolean; disabled_reason: string | null; by_service: boolean; tracking_opens: string; tracking_clicks: string };
 
 async function lockProject(tx: Queryable, projectId: string): Promise<Before | undefined> {
   const rows = await tx.query<Before>(
-    `SELECT p.name, p.disabled, p.disabled_reason, (r.disabled_at IS NOT NULL) AS by_service
+    `SELECT p.name, p.disabled, p.disabled_reason, (r.disabled_at IS NOT NULL) AS by_service, p.tracking_opens, p.tracking_clicks
      FROM projects p LEFT JOIN project_reputation r ON r.project_id = p.id
      WHERE p.id = $1 FOR NO KEY UPDATE OF p`,
     [projectId],
@@ -27,7 +27,7 @@ export async function updateProjectAudited(
   tx: Queryable,
   projectId: string,
   actor: { id: string; role: Role },
-  changes: { name?: string; disabled?: boolean },
+  changes: ProjectChanges,
 ): Promise<Project | undefined> {
   const before = await lockProject(tx, projectId);
   if (!before) return undefined;
@@ -40,6 +40,10 @@ export async function updateProjectAudited(
   const audit = (action: Parameters<typeof recordAudit>[2]['action'], details: Record<string, unknown>) => recordAudit(tx, projectId, { actorId: actor.id, action, details });
   if (changes.name !== undefined && changes.name !== before.name) await audit('project.renamed', { from: before.name, to: changes.name });
   if (changes.disabled === true && !before.disabled) await audit('project.disabled', { automatic: false });
+  const trackingBefore = { opens: before.tracking_opens, clicks: before.tracking_clicks };
+  if (project.tracking.opens !== trackingBefore.opens || project.tracking.clicks !== trackingBefore.clicks) {
+    await audit('project.tracking_changed', { from: trackingBefore, to: project.tracking });
+  }
   if (enabling) {
     await audit('project.enabled', { previousReason: before.disabled_reason });
     await markReviewed(tx, projectId);

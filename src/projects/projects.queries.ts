@@ -1,5 +1,6 @@
 import type { Role } from '../auth/auth.queries.ts';
 import type { Queryable } from '../db/index.ts';
+import type { TrackingMode, TrackingSettings } from '../links/tracking.ts';
 
 export type Project = {
   id: string;
@@ -7,6 +8,7 @@ export type Project = {
   publicKey: string;
   secretKey: string;
   disabled: boolean;
+  tracking: TrackingSettings;
   createdAt: string;
   updatedAt: string;
 };
@@ -17,11 +19,13 @@ type RawProject = {
   public_key: string;
   secret_key: string;
   disabled: boolean;
+  tracking_opens: TrackingMode;
+  tracking_clicks: TrackingMode;
   created_at: Date;
   updated_at: Date;
 };
 
-const COLUMNS = 'id, name, public_key, secret_key, disabled, created_at, updated_at';
+const COLUMNS = 'id, name, public_key, secret_key, disabled, tracking_opens, tracking_clicks, created_at, updated_at';
 
 const toProject = (row: RawProject): Project => ({
   id: row.id,
@@ -29,6 +33,7 @@ const toProject = (row: RawProject): Project => ({
   publicKey: row.public_key,
   secretKey: row.secret_key,
   disabled: row.disabled,
+  tracking: { opens: row.tracking_opens, clicks: row.tracking_clicks },
   createdAt: row.created_at.toISOString(),
   updatedAt: row.updated_at.toISOString(),
 });
@@ -52,7 +57,7 @@ export async function insertProject(db: Queryable, ownerId: string, name: string
 
 export async function listProjectsOfUser(db: Queryable, userId: string): Promise<(Project & { role: Role })[]> {
   const rows = await db.query<RawProject & { role: Role }>(
-    `SELECT p.id, p.name, p.public_key, p.secret_key, p.disabled, p.created_at, p.updated_at, m.role
+    `SELECT p.id, p.name, p.public_key, p.secret_key, p.disabled, p.tracking_opens, p.tracking_clicks, p.created_at, p.updated_at, m.role
        FROM project_members m JOIN projects p ON p.id = m.project_id
       WHERE m.user_id = $1
       ORDER BY p.created_at, p.id`,
@@ -61,17 +66,21 @@ export async function listProjectsOfUser(db: Queryable, userId: string): Promise
   return rows.map((row) => ({ ...toProject(row), role: row.role }));
 }
 
-/** Renames and/or disables; re-enabling clears the reason a project was disabled for. */
-export async function updateProject(db: Queryable, projectId: string, changes: { name?: string; disabled?: boolean }): Promise<Project | undefined> {
+export type ProjectChanges = { name?: string; disabled?: boolean; tracking?: Partial<TrackingSettings> };
+
+/** Renames, disables and sets tracking; re-enabling clears the reason a project was disabled for. */
+export async function updateProject(db: Queryable, projectId: string, changes: ProjectChanges): Promise<Project | undefined> {
   const rows = await db.query<RawProject>(
     `UPDATE projects
         SET name = COALESCE($2, name),
             disabled = COALESCE($3, disabled),
             disabled_reason = CASE WHEN $3::boolean IS FALSE THEN NULL ELSE disabled_reason END,
+            tracking_opens = COALESCE($4, tracking_opens),
+            tracking_clicks = COALESCE($5, tracking_clicks),
             updated_at = now()
       WHERE id = $1
       RETURNING ${COLUMNS}`,
-    [projectId, changes.name ?? null, changes.disabled ?? null],
+    [projectId, changes.name ?? null, changes.disabled ?? null, changes.tracking?.opens ?? null, changes.tracking?.clicks ?? null],
   );
   return rows[0] ? toProject(rows[0]) : undefined;
 }
@@ -94,4 +103,14 @@ export async function deleteProject(db: Queryable, projectId: string): Promise<b
 export async function findProjectName(db: Queryable, projectId: string): Promise<string | undefined> {
   const rows = await db.query<{ name: string }>('SELECT name FROM projects WHERE id = $1', [projectId]);
   return rows[0]?.name;
+}
+
+/** The tracking settings of these projects (the delivery worker reads them per chunk). */
+export async function findTrackingSettings(db: Queryable, projectIds: string[]): Promise<Map<string, TrackingSettings>> {
+  if (projectIds.length === 0) return new Map();
+  const rows = await db.query<{ id: string; tracking_opens: TrackingMode; tracking_clicks: TrackingMode }>(
+    'SELECT id, tracking_opens, tracking_clicks FROM projects WHERE id = ANY($1::uuid[])',
+    [projectIds],
+  );
+  return new Map(rows.map((row) => [row.id, { opens: row.tracking_opens, clicks: row.tracking_clicks }]));
 }

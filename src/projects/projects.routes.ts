@@ -34,7 +34,7 @@ export const projectsRoutes: FastifyPluginAsyncZod<Deps> = async (app, deps) => 
       schema: {
         tags,
         security,
-        summary: 'Rename, disable or re-enable a project (OWNER or ADMIN)',
+        summary: 'Rename, disable or re-enable a project, or set its open and click tracking (OWNER or ADMIN)',
         params: projectIdParams,
         body: updateProjectBody,
         response: { 200: projectResponse },

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { TRACKING_MODES } from '../links/tracking.ts';
 
 export const roleSchema = z.enum(['OWNER', 'ADMIN', 'MEMBER']);
 
@@ -6,9 +7,18 @@ export const projectIdParams = z.object({ id: z.uuid() });
 
 export const createProjectBody = z.object({ name: z.string().trim().min(1).max(100) });
 
+const trackingMode = z.enum(TRACKING_MODES);
+
+/** contract §6: open and click tracking, each on all mail, MARKETING mail only, or off. */
+export const trackingSchema = z.object({ opens: trackingMode, clicks: trackingMode });
+
 export const updateProjectBody = z.object({
   name: z.string().trim().min(1).max(100).optional(),
   disabled: z.boolean().optional(),
+  tracking: z
+    .object({ opens: trackingMode.optional(), clicks: trackingMode.optional() })
+    .optional()
+    .describe('either or both; HEADLESS mail is never tracked'),
 });
 
 /** Contract §2: the Project record. */
@@ -18,6 +28,7 @@ export const projectResponse = z.object({
   publicKey: z.string(),
   secretKey: z.string(),
   disabled: z.boolean(),
+  tracking: trackingSchema,
   createdAt: z.string(),
   updatedAt: z.string(),
 });

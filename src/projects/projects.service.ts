@@ -6,7 +6,7 @@ import type { Deps } from '../deps.ts';
 import { AppError, forbidden, notFound } from '../errors.ts';
 import type { ProjectContext } from '../http/auth.ts';
 import { updateProjectAudited } from './project-changes.ts';
-import { deleteProject, findProjectName, insertProject, listProjectsOfUser, type KeyPair, replaceKeys } from './projects.queries.ts';
+import { deleteProject, findProjectName, insertProject, listProjectsOfUser, type KeyPair, type ProjectChanges, replaceKeys } from './projects.queries.ts';
 
 type ProjectDeps = Pick<Deps, 'db' | 'keys'>;
 
@@ -48,7 +48,7 @@ async function changeKeysOrStatus<T>(deps: ProjectDeps, projectId: string, work:
   return result;
 }
 
-export async function changeProject(deps: ProjectDeps, projectId: string, userId: string, changes: { name?: string; disabled?: boolean }) {
+export async function changeProject(deps: ProjectDeps, projectId: string, userId: string, changes: ProjectChanges) {
   const role = await requireRole(deps, projectId, userId, MANAGERS, 'change project settings');
   // The key cache also holds the name (GET /v1/whoami), so any change goes through the cache.
   const project = await changeKeysOrStatus(deps, projectId, (tx) => updateProjectAudited(tx, projectId, { id: userId, role }, changes));

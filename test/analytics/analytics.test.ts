@@ -43,6 +43,9 @@ describe('Analytics (api.md Analytics; issue 7): rollups, windows, buckets and t
   test('timeseries after real sends, opens and clicks: per-bucket counts, totals, unique opens and clicks, rates', async () => {
     const project = await createProject(server.url);
     const domain = await verifiedDomain(project, dns);
+    // An inline send is TRANSACTIONAL, whose opens are tracked only when the project says so.
+    const tracking = await client(server.url).patch(`/users/@me/projects/${project.id}`, { tracking: { opens: 'all' } }, { cookie: project.owner.cookie });
+    assert.equal(tracking.status, 200, tracking.text);
     const sent = await project.api.post('/v1/send', {
       to: [uniqueEmail('a'), uniqueEmail('b'), uniqueEmail('c')],
       from: `news@${domain.domain}`,

@@ -63,7 +63,11 @@ describe('tracking and subscription links', () => {
     assert.deepEqual(await prepareOutgoing(server.deps.db, { ...context, contentType: 'HEADLESS' }, headless), headless);
     const transactional = await prepareOutgoing(server.deps.db, { ...context, contentType: 'TRANSACTIONAL' }, headless);
     assert.deepEqual(transactional.headers, { 'X-Custom': '1' }, 'no List-Unsubscribe on transactional mail');
-    assert.ok(transactional.html.includes('/t/o/'));
+    // contract §6 defaults: clicks tracked on all mail, opens on MARKETING mail only.
+    assert.ok(transactional.html.includes('/t/c/'));
+    assert.ok(!transactional.html.includes('/t/o/'));
+    const everything = await prepareOutgoing(server.deps.db, { ...context, contentType: 'TRANSACTIONAL', tracking: { opens: 'all', clicks: 'all' } }, headless);
+    assert.ok(everything.html.includes('/t/o/'));
   });
 
   test('the open pixel is a 1×1 GIF that counts every open and records email.opened with firstOpen', async () => {

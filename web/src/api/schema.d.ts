@@ -4892,6 +4892,12 @@ export interface paths {
                                 /** @enum {string} */
                                 role: "OWNER" | "ADMIN" | "MEMBER";
                                 secretKey?: string;
+                                tracking: {
+                                    /** @enum {string} */
+                                    clicks: "all" | "marketing" | "off";
+                                    /** @enum {string} */
+                                    opens: "all" | "marketing" | "off";
+                                };
                                 updatedAt: string;
                             }[];
                         };
@@ -4930,6 +4936,12 @@ export interface paths {
                             name: string;
                             publicKey: string;
                             secretKey: string;
+                            tracking: {
+                                /** @enum {string} */
+                                clicks: "all" | "marketing" | "off";
+                                /** @enum {string} */
+                                opens: "all" | "marketing" | "off";
+                            };
                             updatedAt: string;
                         };
                     };
@@ -4975,7 +4987,7 @@ export interface paths {
         };
         options?: never;
         head?: never;
-        /** Rename, disable or re-enable a project (OWNER or ADMIN) */
+        /** Rename, disable or re-enable a project, or set its open and click tracking (OWNER or ADMIN) */
         patch: {
             parameters: {
                 query?: never;
@@ -4990,6 +5002,13 @@ export interface paths {
                     "application/json": {
                         disabled?: boolean;
                         name?: string;
+                        /** @description either or both; HEADLESS mail is never tracked */
+                        tracking?: {
+                            /** @enum {string} */
+                            clicks?: "all" | "marketing" | "off";
+                            /** @enum {string} */
+                            opens?: "all" | "marketing" | "off";
+                        };
                     };
                 };
             };
@@ -5008,6 +5027,12 @@ export interface paths {
                             name: string;
                             publicKey: string;
                             secretKey: string;
+                            tracking: {
+                                /** @enum {string} */
+                                clicks: "all" | "marketing" | "off";
+                                /** @enum {string} */
+                                opens: "all" | "marketing" | "off";
+                            };
                             updatedAt: string;
                         };
                     };
