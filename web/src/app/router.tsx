@@ -32,6 +32,8 @@ export const router = createBrowserRouter([
           { index: true, lazy: () => import('../pages/overview/OverviewPage.tsx') },
           { path: 'keys', lazy: () => import('../pages/keys/KeysPage.tsx') },
           { path: 'domains', lazy: () => import('../pages/domains/DomainsPage.tsx') },
+          { path: 'webhooks', lazy: () => import('../pages/webhooks/WebhooksPage.tsx') },
+          { path: 'webhooks/:endpointId', lazy: () => import('../pages/webhooks/EndpointPage.tsx') },
         ],
       },
       { path: '*', lazy: () => import('../shell/NotFoundPage.tsx') },

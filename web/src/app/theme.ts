@@ -33,6 +33,13 @@ export const theme = createTheme({
 // Mantine's default dimmed and placeholder greys are under 4.5:1 on white (WCAG AA).
 export const cssVariablesResolver: CSSVariablesResolver = () => ({
   variables: {},
-  light: { '--mantine-color-dimmed': 'var(--mantine-color-gray-7)', '--mantine-color-placeholder': 'var(--mantine-color-gray-7)' },
+  light: {
+    '--mantine-color-dimmed': 'var(--mantine-color-gray-7)',
+    '--mantine-color-placeholder': 'var(--mantine-color-gray-7)',
+    // Field errors: red 6 is 3.3:1 on white.
+    '--mantine-color-error': 'var(--mantine-color-red-9)',
+    // The active nav link under the pointer: its default tint leaves the label at 4.1:1.
+    '--mantine-primary-color-light-hover': 'var(--mantine-color-indigo-1)',
+  },
   dark: {},
 });

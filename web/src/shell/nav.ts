@@ -3,4 +3,5 @@ export const NAV_ITEMS: { path: string; label: string }[] = [
   { path: '', label: 'Get started' },
   { path: 'domains', label: 'Domains' },
   { path: 'keys', label: 'API keys' },
+  { path: 'webhooks', label: 'Webhooks' },
 ];
