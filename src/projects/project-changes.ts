@@ -3,19 +3,7 @@ import type { Role } from '../auth/auth.queries.ts';
 import type { Queryable } from '../db/index.ts';
 import { forbidden } from '../errors.ts';
 import { markReviewed } from '../security/security.queries.ts';
-import { type Project, type ProjectChanges, updateProject } from './projects.queries.ts';
-
-type Before = { name: string; disabled: boolean; disabled_reason: string | null; by_service: boolean; tracking_opens: string; tracking_clicks: string };
-
-async function lockProject(tx: Queryable, projectId: string): Promise<Before | undefined> {
-  const rows = await tx.query<Before>(
-    `SELECT p.name, p.disabled, p.disabled_reason, (r.disabled_at IS NOT NULL) AS by_service, p.tracking_opens, p.tracking_clicks
-     FROM projects p LEFT JOIN project_reputation r ON r.project_id = p.id
-     WHERE p.id = $1 FOR NO KEY UPDATE OF p`,
-    [projectId],
-  );
-  return rows[0];
-}
+import { lockProjectForChange, type Project, type ProjectChanges, updateProject } from './projects.queries.ts';
 
 /**
  * PATCH /users/@me/projects/{id} inside its transaction: applies the change and writes the audit
@@ -29,7 +17,7 @@ export async function updateProjectAudited(
   actor: { id: string; role: Role },
   changes: ProjectChanges,
 ): Promise<Project | undefined> {
-  const before = await lockProject(tx, projectId);
+  const before = await lockProjectForChange(tx, projectId);
   if (!before) return undefined;
   const enabling = changes.disabled === false && before.disabled;
   if (enabling && before.by_service && actor.role !== 'OWNER') {

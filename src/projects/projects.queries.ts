@@ -85,6 +85,27 @@ export async function updateProject(db: Queryable, projectId: string, changes: P
   return rows[0] ? toProject(rows[0]) : undefined;
 }
 
+/** What a project change is compared with, its row locked until the transaction ends. */
+export type ProjectBeforeChange = {
+  name: string;
+  disabled: boolean;
+  disabled_reason: string | null;
+  /** Disabled by the service for its bounce or complaint rate (docs/decisions/reputation.md). */
+  by_service: boolean;
+  tracking_opens: TrackingMode;
+  tracking_clicks: TrackingMode;
+};
+
+export async function lockProjectForChange(tx: Queryable, projectId: string): Promise<ProjectBeforeChange | undefined> {
+  const rows = await tx.query<ProjectBeforeChange>(
+    `SELECT p.name, p.disabled, p.disabled_reason, (r.disabled_at IS NOT NULL) AS by_service, p.tracking_opens, p.tracking_clicks
+     FROM projects p LEFT JOIN project_reputation r ON r.project_id = p.id
+     WHERE p.id = $1 FOR NO KEY UPDATE OF p`,
+    [projectId],
+  );
+  return rows[0];
+}
+
 export async function replaceKeys(db: Queryable, projectId: string, keys: KeyPair): Promise<boolean> {
   const rows = await db.query(
     `UPDATE projects
