@@ -18,7 +18,7 @@ export type WrittenSend = SendResult & { queued: number };
 
 /** Why a record was made SUPPRESSED instead of QUEUED (its `error`, and `data.reason` of email.suppressed). */
 export const SUPPRESSION_REASONS = {
-  suppressed: 'The address is on the suppression list (an earlier hard bounce or complaint).',
+  suppressed: "The address is on the project's suppression list (a hard bounce, a complaint or added by hand; GET /suppressions says which).",
   unsubscribed: 'The contact is unsubscribed; MARKETING mail goes only to subscribed contacts.',
 } as const;
 

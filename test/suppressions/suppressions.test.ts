@@ -116,7 +116,11 @@ describe('GET/POST/DELETE /suppressions (contract §6)', () => {
     const to = uniqueEmail('back');
     assert.equal((await project.api.post('/suppressions', { email: to })).status, 201);
     const blocked = await send(project, from, to);
-    assert.equal((await project.api.get(`/emails/${blocked.email}`)).body.status, 'SUPPRESSED');
+    const record = (await project.api.get(`/emails/${blocked.email}`)).body;
+    assert.equal(record.status, 'SUPPRESSED');
+    assert.match(record.error, /suppression list/);
+    const suppressedEvent = (await project.api.get(`/events?contactId=${blocked.contact.id}&name=email.suppressed`)).body.data[0];
+    assert.equal(suppressedEvent.data.reason, 'suppressed');
 
     const removed = await project.api.delete(`/suppressions/${encodeURIComponent(to)}`);
     assert.equal(removed.status, 204, removed.text);
