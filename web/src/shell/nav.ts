@@ -1,6 +1,7 @@
 /** The project pages in the side navigation, in the order a team uses them. */
 export const NAV_ITEMS: { path: string; label: string }[] = [
   { path: '', label: 'Get started' },
+  { path: 'contacts', label: 'Contacts' },
   { path: 'domains', label: 'Domains' },
   { path: 'keys', label: 'API keys' },
   { path: 'webhooks', label: 'Webhooks' },

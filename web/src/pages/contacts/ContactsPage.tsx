@@ -1,0 +1,198 @@
+import { Anchor, Button, Checkbox, Group, SegmentedControl, Stack, Table, Text, TextInput, UnstyledButton } from '@mantine/core';
+import { useDebouncedValue } from '@mantine/hooks';
+import { keepPreviousData, useQuery } from '@tanstack/react-query';
+import { useState } from 'react';
+import { Link } from 'react-router';
+import { api, call } from '../../api/client.ts';
+import { projectPath, useProject } from '../../shell/project.ts';
+import { EmptyState } from '../../ui/EmptyState.tsx';
+import { LoadError } from '../../ui/LoadError.tsx';
+import { Loading } from '../../ui/Loading.tsx';
+import { PageHeader } from '../../ui/PageHeader.tsx';
+import { StatusBadge } from '../../ui/StatusBadge.tsx';
+import { BulkBar } from './BulkBar.tsx';
+
+type Sort = 'createdAt' | 'email';
+type Filter = 'all' | 'true' | 'false';
+const PAGE_SIZE = 50;
+
+export const contactsKey = (projectId: string) => ['contacts', projectId];
+
+export function Component() {
+  const project = useProject();
+  const [search, setSearch] = useState('');
+  const [debouncedSearch] = useDebouncedValue(search.trim(), 300);
+  const [subscribed, setSubscribed] = useState<Filter>('all');
+  const [sort, setSort] = useState<{ by: Sort; dir: 'asc' | 'desc' }>({ by: 'createdAt', dir: 'desc' });
+  // The cursors of the pages seen so far: going back re-reads a page from its own cursor.
+  const [cursors, setCursors] = useState<(string | undefined)[]>([undefined]);
+  const page = cursors.length - 1;
+  const [selected, setSelected] = useState<Set<string>>(new Set());
+
+  const filters = { search: debouncedSearch, subscribed, sort: sort.by, dir: sort.dir };
+  const contacts = useQuery({
+    queryKey: [...contactsKey(project.id), filters, cursors[page]],
+    queryFn: () =>
+      call(
+        api.GET('/contacts', {
+          params: {
+            query: {
+              limit: PAGE_SIZE,
+              cursor: cursors[page],
+              search: filters.search || undefined,
+              subscribed: subscribed === 'all' ? undefined : subscribed,
+              sort: sort.by,
+              dir: sort.dir,
+            },
+          },
+        }),
+      ),
+    placeholderData: keepPreviousData,
+  });
+  const resetPaging = () => {
+    setCursors([undefined]);
+    setSelected(new Set());
+  };
+  const rows = contacts.data?.data ?? [];
+  const allSelected = rows.length > 0 && rows.every((c) => selected.has(c.id));
+
+  function sortBy(by: Sort) {
+    setSort((current) => ({ by, dir: current.by === by && current.dir === 'asc' ? 'desc' : 'asc' }));
+    resetPaging();
+  }
+  const ariaSort = (by: Sort) => (sort.by === by ? (sort.dir === 'asc' ? 'ascending' : 'descending') : 'none');
+  const arrow = (by: Sort) => (sort.by === by ? (sort.dir === 'asc' ? ' ↑' : ' ↓') : '');
+
+  return (
+    <Stack maw={1200}>
+      <PageHeader
+        title="Contacts"
+        description={contacts.data ? `${contacts.data.total.toLocaleString()} contact${contacts.data.total === 1 ? '' : 's'} match.` : 'The people you send to.'}
+        actions={
+          <>
+            <Button component={Link} to={projectPath(project.id, 'contacts', 'import')} variant="default">
+              Import CSV
+            </Button>
+            <Button component={Link} to={projectPath(project.id, 'contacts', 'fields')} variant="default">
+              Custom fields
+            </Button>
+          </>
+        }
+      />
+      <Group align="flex-end" gap="sm">
+        <TextInput
+          label="Search by email"
+          type="search"
+          placeholder="ada@"
+          value={search}
+          onChange={(e) => {
+            setSearch(e.currentTarget.value);
+            resetPaging();
+          }}
+          flex={1}
+          miw={200}
+        />
+        <Stack gap={4}>
+          <Text size="sm" fw={500} id="subscribed-filter">
+            Subscription
+          </Text>
+          <SegmentedControl
+            aria-labelledby="subscribed-filter"
+            value={subscribed}
+            onChange={(v) => {
+              setSubscribed(v as Filter);
+              resetPaging();
+            }}
+            data={[
+              { value: 'all', label: 'All' },
+              { value: 'true', label: 'Subscribed' },
+              { value: 'false', label: 'Unsubscribed' },
+            ]}
+          />
+        </Stack>
+      </Group>
+      <BulkBar selected={[...selected]} onDone={() => setSelected(new Set())} />
+      {contacts.isError && <LoadError error={contacts.error} what="the contacts" retry={() => contacts.refetch()} />}
+      {contacts.isPending && <Loading rows={8} label="Loading contacts" />}
+      {contacts.data && rows.length === 0 && (
+        <EmptyState title={filters.search || subscribed !== 'all' ? 'No contact matches' : 'No contact yet'}>
+          {filters.search || subscribed !== 'all' ? 'Change the search or the filter.' : 'Contacts appear when you track an event, send an email or import a CSV.'}
+        </EmptyState>
+      )}
+      {rows.length > 0 && (
+        <Table.ScrollContainer minWidth={560}>
+          <Table striped highlightOnHover aria-label="Contacts" aria-busy={contacts.isFetching}>
+            <Table.Thead>
+              <Table.Tr>
+                <Table.Th w={40}>
+                  <Checkbox
+                    aria-label="Select all contacts on this page"
+                    checked={allSelected}
+                    indeterminate={!allSelected && rows.some((c) => selected.has(c.id))}
+                    onChange={() => setSelected(allSelected ? new Set() : new Set(rows.map((c) => c.id)))}
+                  />
+                </Table.Th>
+                <Table.Th aria-sort={ariaSort('email')}>
+                  <UnstyledButton onClick={() => sortBy('email')} fw={600} fz="sm">
+                    Email{arrow('email')}
+                  </UnstyledButton>
+                </Table.Th>
+                <Table.Th>Subscription</Table.Th>
+                <Table.Th aria-sort={ariaSort('createdAt')}>
+                  <UnstyledButton onClick={() => sortBy('createdAt')} fw={600} fz="sm">
+                    Created{arrow('createdAt')}
+                  </UnstyledButton>
+                </Table.Th>
+              </Table.Tr>
+            </Table.Thead>
+            <Table.Tbody>
+              {rows.map((contact) => (
+                <Table.Tr key={contact.id}>
+                  <Table.Td>
+                    <Checkbox
+                      aria-label={`Select ${contact.email}`}
+                      checked={selected.has(contact.id)}
+                      onChange={() =>
+                        setSelected((current) => {
+                          const next = new Set(current);
+                          if (!next.delete(contact.id)) next.add(contact.id);
+                          return next;
+                        })
+                      }
+                    />
+                  </Table.Td>
+                  <Table.Td>
+                    <Anchor component={Link} to={projectPath(project.id, 'contacts', contact.id)} style={{ wordBreak: 'break-all' }}>
+                      {contact.email}
+                    </Anchor>
+                  </Table.Td>
+                  <Table.Td>
+                    <StatusBadge tone={contact.subscribed ? 'good' : 'neutral'}>{contact.subscribed ? 'Subscribed' : 'Unsubscribed'}</StatusBadge>
+                  </Table.Td>
+                  <Table.Td>
+                    <Text size="sm">{new Date(contact.createdAt).toLocaleString()}</Text>
+                  </Table.Td>
+                </Table.Tr>
+              ))}
+            </Table.Tbody>
+          </Table>
+        </Table.ScrollContainer>
+      )}
+      {contacts.data && (page > 0 || contacts.data.hasMore) && (
+        <Group justify="space-between">
+          <Button variant="default" disabled={page === 0} onClick={() => setCursors((c) => c.slice(0, -1))}>
+            Previous page
+          </Button>
+          <Text size="sm">Page {page + 1}</Text>
+          <Button
+            variant="default"
+            disabled={!contacts.data.hasMore || !contacts.data.cursor || contacts.isPlaceholderData}
+            onClick={() => setCursors((c) => [...c, contacts.data!.cursor ?? undefined])}
+          >
+            Next page
+          </Button>
+        </Group>
+      )}
+    </Stack>
+  );
+}
