@@ -68,7 +68,7 @@ export async function buildApp(deps: Deps, options: { api: boolean }): Promise<F
   await app.register(idempotencyPlugin, deps);
   await app.register(opsRoutes, deps);
   if (options.api) {
-    for (const capability of CAPABILITIES) await app.register(capability.routes, { ...deps, prefix: capability.prefix });
+    for (const capability of CAPABILITIES) if (capability.routes) await app.register(capability.routes, { ...deps, prefix: capability.prefix });
   }
   return app as unknown as FastifyInstance;
 }

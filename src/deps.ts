@@ -4,6 +4,7 @@ import type { SessionTokens } from './auth/sessions.ts';
 import type { Config } from './config.ts';
 import type { Db } from './db/index.ts';
 import type { SystemSender } from './domains/system-sender.ts';
+import type { WorkerInstance } from './jobs/instances.ts';
 import type { JobQueue } from './jobs/queue.ts';
 import type { OutboundClient } from './outbound/index.ts';
 import type { SnsClient } from './webhooks/sns.client.ts';
@@ -22,4 +23,6 @@ export type Deps = {
   outbound: OutboundClient;
   /** The sender and DKIM key of the server's own mail (SYSTEM_FROM), settled at start-up. */
   systemSender: SystemSender;
+  /** This process as a claimer of work (`claimed_by`); started in processes that run jobs. */
+  instance: WorkerInstance;
 };

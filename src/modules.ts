@@ -3,19 +3,19 @@ import { accountsRoutes } from './accounts/accounts.routes.ts';
 import { accountsJobs } from './accounts/accounts.jobs.ts';
 import { emailFlowsRoutes } from './accounts/email-flows.routes.ts';
 import { activityRoutes } from './activity/activity.routes.ts';
-import { analyticsJobs } from './analytics/analytics.jobs.ts';
+import { analyticsJobs, startRollups } from './analytics/analytics.jobs.ts';
 import { analyticsRoutes } from './analytics/analytics.routes.ts';
 import { auditRoutes } from './audit/audit.routes.ts';
 import { billingRoutes } from './billing/billing.routes.ts';
 import { projectAdminRoutes } from './projects/admin.routes.ts';
 import { securityJobs } from './security/security.jobs.ts';
 import { securityRoutes } from './security/security.routes.ts';
-import { campaignsJobs } from './campaigns/campaigns.jobs.ts';
+import { campaignsJobs, startCampaignJobs } from './campaigns/campaigns.jobs.ts';
 import { campaignsRoutes } from './campaigns/campaigns.routes.ts';
 import type { Deps } from './deps.ts';
 import { dashboardRoutes } from './dashboard/dashboard.routes.ts';
-import { domainJobs } from './domains/domains.jobs.ts';
-import { deliveryJobs } from './delivery/delivery.jobs.ts';
+import { domainJobs, startDomainChecks } from './domains/domains.jobs.ts';
+import { deliveryJobs, startDelivery, takeOverDelivery } from './delivery/delivery.jobs.ts';
 import { emailsRoutes } from './emails/emails.routes.ts';
 import { sendRoutes } from './send/send.routes.ts';
 import { domainsRoutes } from './domains/domains.routes.ts';
@@ -29,39 +29,42 @@ import { contactFieldsJobs } from './contacts/contact-fields.jobs.ts';
 import { contactFieldsRoutes } from './contacts/contact-fields.routes.ts';
 import { contactImportJobs } from './contacts/contact-import.jobs.ts';
 import { contactImportRoutes } from './contacts/contact-import.routes.ts';
-import { eventsJobs } from './events/events.jobs.ts';
+import { eventsJobs, startEventDispatch } from './events/events.jobs.ts';
 import { eventsRoutes } from './events/events.routes.ts';
-import { platformJobs } from './platform/platform.jobs.ts';
-import { platformRoutes } from './platform/platform.routes.ts';
+import { platformJobs, startPlatformJobs } from './platform/platform.jobs.ts';
 import { membersRoutes } from './projects/members.routes.ts';
 import { projectsRoutes } from './projects/projects.routes.ts';
 import { verifyRoutes } from './verify/verify.routes.ts';
 import { linksRoutes } from './links/links.routes.ts';
 import { templatesRoutes } from './templates/templates.routes.ts';
-import { segmentsJobs } from './segments/segments.jobs.ts';
+import { segmentsJobs, startSegmentRefresh } from './segments/segments.jobs.ts';
 import { segmentsRoutes } from './segments/segments.routes.ts';
 import { uploadsRoutes } from './uploads/uploads.routes.ts';
-import { webhookEndpointsJobs, webhookFanOut } from './webhook-endpoints/webhook-endpoints.jobs.ts';
+import { startWebhookDelivery, webhookEndpointsJobs, webhookFanOut } from './webhook-endpoints/webhook-endpoints.jobs.ts';
 import { webhookEndpointsRoutes } from './webhook-endpoints/webhook-endpoints.routes.ts';
 import { suppressionsRoutes } from './suppressions/suppressions.routes.ts';
 import { webhooksRoutes } from './webhooks/webhooks.routes.ts';
-import { workflowsJobs } from './workflows/workflows.jobs.ts';
+import { startWorkflows, takeOverWorkflows, workflowsJobs } from './workflows/workflows.jobs.ts';
 import { workflowsRoutes } from './workflows/workflows.routes.ts';
 
 /**
- * Every capability, in one list: its HTTP routes (a Fastify plugin mounted under `prefix`) and its
- * background jobs. server.ts wires routes into the API and jobs into the worker from here.
+ * Every capability, in one list: its HTTP routes (a Fastify plugin mounted under `prefix`), its
+ * background jobs, what it starts once the job queue runs (schedules, a first run for work a stopped
+ * process left: every process calls it, before it listens, and a failure stops the start-up), and
+ * how it takes over the claims of dead workers (src/jobs/instances.ts). server.ts wires them.
  */
 export type Capability = {
   name: string;
   prefix: string;
-  routes: FastifyPluginAsync<Deps>;
+  routes?: FastifyPluginAsync<Deps>;
   jobs?: (deps: Deps) => JobDefinition<any>[];
   /**
    * Hears recorded events in the worker (events.dispatch), at least once. server.ts subscribes it
    * in every process role, so API processes know that somebody listens when they record events.
    */
   events?: (deps: Deps) => EventsSubscriber;
+  start?: (deps: Deps) => Promise<void>;
+  takeOver?: (deps: Deps, deadInstances: number[]) => Promise<void>;
 };
 
 export const CAPABILITIES: Capability[] = [
@@ -74,26 +77,26 @@ export const CAPABILITIES: Capability[] = [
   { name: 'billing', prefix: '', routes: billingRoutes },
   { name: 'security', prefix: '', routes: securityRoutes, jobs: securityJobs },
   { name: 'activity', prefix: '', routes: activityRoutes },
-  { name: 'analytics', prefix: '', routes: analyticsRoutes, jobs: analyticsJobs },
+  { name: 'analytics', prefix: '', routes: analyticsRoutes, jobs: analyticsJobs, start: startRollups },
   { name: 'contacts', prefix: '', routes: contactsRoutes, jobs: contactsJobs },
   { name: 'contact-fields', prefix: '', routes: contactFieldsRoutes, jobs: contactFieldsJobs },
   { name: 'contact-bulk', prefix: '', routes: contactBulkRoutes, jobs: contactBulkJobs },
   { name: 'contact-import', prefix: '', routes: contactImportRoutes, jobs: contactImportJobs },
-  { name: 'events', prefix: '', routes: eventsRoutes, jobs: eventsJobs },
-  { name: 'domains', prefix: '', routes: domainsRoutes, jobs: domainJobs },
+  { name: 'events', prefix: '', routes: eventsRoutes, jobs: eventsJobs, start: startEventDispatch },
+  { name: 'domains', prefix: '', routes: domainsRoutes, jobs: domainJobs, start: startDomainChecks },
   { name: 'templates', prefix: '', routes: templatesRoutes },
-  { name: 'segments', prefix: '', routes: segmentsRoutes, jobs: segmentsJobs },
+  { name: 'segments', prefix: '', routes: segmentsRoutes, jobs: segmentsJobs, start: startSegmentRefresh },
   { name: 'send', prefix: '', routes: sendRoutes },
-  { name: 'campaigns', prefix: '', routes: campaignsRoutes, jobs: campaignsJobs },
-  { name: 'emails', prefix: '', routes: emailsRoutes, jobs: deliveryJobs },
+  { name: 'campaigns', prefix: '', routes: campaignsRoutes, jobs: campaignsJobs, start: startCampaignJobs },
+  { name: 'emails', prefix: '', routes: emailsRoutes, jobs: deliveryJobs, start: startDelivery, takeOver: takeOverDelivery },
   { name: 'suppressions', prefix: '', routes: suppressionsRoutes },
-  { name: 'platform', prefix: '', routes: platformRoutes, jobs: platformJobs },
+  { name: 'platform', prefix: '', jobs: platformJobs, start: startPlatformJobs },
   { name: 'verify', prefix: '', routes: verifyRoutes },
   { name: 'links', prefix: '', routes: linksRoutes },
   { name: 'uploads', prefix: '', routes: uploadsRoutes },
   { name: 'webhooks', prefix: '', routes: webhooksRoutes },
-  { name: 'webhook-endpoints', prefix: '', routes: webhookEndpointsRoutes, jobs: webhookEndpointsJobs, events: webhookFanOut },
-  { name: 'workflows', prefix: '', routes: workflowsRoutes, jobs: workflowsJobs },
+  { name: 'webhook-endpoints', prefix: '', routes: webhookEndpointsRoutes, jobs: webhookEndpointsJobs, events: webhookFanOut, start: startWebhookDelivery },
+  { name: 'workflows', prefix: '', routes: workflowsRoutes, jobs: workflowsJobs, start: startWorkflows, takeOver: takeOverWorkflows },
   // Last: its catch-all GET answers only what no API route does.
   { name: 'dashboard', prefix: '', routes: dashboardRoutes },
 ];

@@ -11,6 +11,7 @@ import { migrate } from './db/migrate.ts';
 import type { Deps } from './deps.ts';
 import { onEventsRecorded } from './events/events.registry.ts';
 import { prepareSystemSender, unsignedSystemSender } from './domains/system-sender.ts';
+import { WorkerInstance } from './jobs/instances.ts';
 import { JobQueue } from './jobs/queue.ts';
 import { CAPABILITIES } from './modules.ts';
 import { createOutboundClient } from './outbound/index.ts';
@@ -33,7 +34,9 @@ export async function startServer(config: Config, log: Logger = pino({ level: co
   const outbound = createOutboundClient({ allowPrivate: config.webhookAllowPrivate, dnsServers: config.dnsServers });
   const sessions = new SessionTokens(config.sessionSecret);
   const systemSender = unsignedSystemSender(config); // SYSTEM_FROM's key is read or made after the migrations
-  const deps: Deps = { config, db, queue, keys, sessions, log, sns: new SnsClient(snsTransport(outbound)), outbound, systemSender };
+  const instance = new WorkerInstance(db, log);
+  const deps: Deps = { config, db, queue, keys, sessions, log, sns: new SnsClient(snsTransport(outbound)), outbound, systemSender, instance };
+  const work = config.role !== 'api';
   let app: FastifyInstance | undefined;
   const unsubscribe = CAPABILITIES.flatMap((capability) => (capability.events ? [onEventsRecorded(capability.events(deps))] : []));
   const stopListening = () => unsubscribe.forEach((stop) => stop());
@@ -46,14 +49,19 @@ export async function startServer(config: Config, log: Logger = pino({ level: co
     }
     deps.systemSender = await prepareSystemSender(db, config, log);
     for (const capability of CAPABILITIES) for (const job of capability.jobs?.(deps) ?? []) queue.define(job);
-    await queue.start({ work: config.role !== 'api' });
+    await queue.start({ work });
     app = await buildApp(deps, { api: config.role !== 'worker' });
+    // Before it listens: a worker first takes back what dead workers (its own predecessor) held,
+    // then every capability queues its first runs and schedules. A failure here stops the start-up.
+    if (work) await instance.start(CAPABILITIES.flatMap(({ takeOver }) => (takeOver ? [(dead: number[]) => takeOver(deps, dead)] : [])));
+    for (const capability of CAPABILITIES) await capability.start?.(deps);
     await app.listen({ port: config.port, host: config.host });
   } catch (error) {
     // Release what was opened, so a failed start leaves no handles keeping the process alive.
     await app?.close().catch(() => {});
     await queue.stop(1).catch(() => {});
     stopListening();
+    await instance.stop().catch(() => {});
     await keys.close().catch(() => {});
     await db.close().catch(() => {});
     throw error;
@@ -74,6 +82,7 @@ export async function startServer(config: Config, log: Logger = pino({ level: co
         await http.close();
         await queue.stop(config.shutdownTimeoutSeconds);
         stopListening();
+        await instance.stop();
         await keys.close();
         await db.close();
       })()),

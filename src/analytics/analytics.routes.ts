@@ -1,7 +1,6 @@
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import type { Deps } from '../deps.ts';
 import { projectOf } from '../http/auth.ts';
-import { startRollups } from './analytics.jobs.ts';
 import {
   campaignStatsQuery,
   campaignStatsResponse,
@@ -19,13 +18,6 @@ const security: Array<Record<string, string[]>> = [{ apiKey: [] }, { session: []
 
 /** api.md Analytics (issue 7): read from the rollup tables only, never from raw events. */
 export const analyticsRoutes: FastifyPluginAsyncZod<Deps> = async (app, deps) => {
-  app.addHook('onReady', async () => {
-    try {
-      await startRollups(deps);
-    } catch (error) {
-      deps.log.error({ err: error }, 'could not start the analytics rollup');
-    }
-  });
 
   app.get(
     '/analytics/timeseries',

@@ -3,7 +3,6 @@ import { z } from 'zod';
 import type { Deps } from '../deps.ts';
 import { projectOf } from '../http/auth.ts';
 import { cancelCampaign, sendCampaign, sendTestEmail } from './campaign-sending.service.ts';
-import { startCampaignJobs } from './campaigns.jobs.ts';
 import {
   campaignBody,
   campaignEnvelope,
@@ -24,13 +23,6 @@ const params = campaignIdParams;
 
 /** api.md Campaigns (auth: secret key or session with X-Project-Id); contract §9. */
 export const campaignsRoutes: FastifyPluginAsyncZod<Deps> = async (app, deps) => {
-  app.addHook('onReady', async () => {
-    try {
-      await startCampaignJobs(deps);
-    } catch (error) {
-      deps.log.error({ err: error }, 'could not start the campaign jobs');
-    }
-  });
 
   app.get(
     '/campaigns',

@@ -2,8 +2,8 @@ import type { Logger } from 'pino';
 import type { Queryable } from '../db/index.ts';
 import type { Deps } from '../deps.ts';
 import type { JobDefinition, JobQueue } from '../jobs/queue.ts';
-import { nextDueAt } from './delivery.queries.ts';
-import { deliverDue } from './delivery.service.ts';
+import { nextDueAt, releaseClaimsOf } from './delivery.queries.ts';
+import { deliverDue, handOffsFor } from './delivery.service.ts';
 import { trailingWaker } from '../jobs/waker.ts';
 import { Throttle } from './throttle.ts';
 import { type Transport, transportFor } from './transport.ts';
@@ -79,21 +79,30 @@ async function wakeUpAt(queue: JobQueue, at: Date): Promise<void> {
 export function deliveryJobs(deps: Deps): JobDefinition[] {
   const throttle = new Throttle(deps.config.sendRatePerSecond);
   const transport = new SharedTransport(() => transportFor(deps.config));
+  const handOffs = handOffsFor(deps);
   return [
     {
       name: DELIVERY_JOB,
       // No retries: a failed run leaves its records to their leases, and the next run takes them.
       queue: { policy: 'short', retryLimit: 0, expireInSeconds: 15 * 60 },
       work: { batchSize: 10, pollingIntervalSeconds: 1, notifyPollingIntervalSeconds: 1 },
+      // SIGTERM: no new claim or hand-off; what is in flight finishes, the rest goes back to the queue.
+      stopping: () => (handOffs.stopping = true),
       stopped: () => transport.close(),
       async handle() {
-        const more = await transport.use((open) => deliverDue(deps, open, throttle, RUN_BUDGET_MS));
-        if (more) return enqueueDelivery(deps.queue);
+        const more = await transport.use((open) => deliverDue(deps, open, throttle, handOffs, RUN_BUDGET_MS));
+        // Records this stopping process gave back are due now: a run for the other workers.
+        if (more || handOffs.stopping) return enqueueDelivery(deps.queue);
         const next = await nextDueAt(deps.db);
         if (next) await wakeUpAt(deps.queue, next);
       },
     },
   ];
+}
+
+/** The claims of dead workers are due now (src/jobs/instances.ts): a run takes them. */
+export async function takeOverDelivery(deps: Deps, deadInstances: number[]): Promise<void> {
+  if ((await releaseClaimsOf(deps.db, deadInstances)) > 0) await enqueueDelivery(deps.queue);
 }
 
 /** At start-up: a run now (records left by a stopped process) and the backstop schedule. */

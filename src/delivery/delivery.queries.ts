@@ -3,12 +3,13 @@ import type { EmailRow } from '../emails/emails.queries.ts';
 
 /**
  * Claims up to `limit` due records across projects (FOR UPDATE SKIP LOCKED: concurrent workers
- * take disjoint rows): QUEUED ones whose time has come, and SENDING ones whose lease expired (their
- * worker died). Each becomes SENDING with a lease of `leaseSeconds` and attempts + 1; `attempts`
- * is the claim's fencing token, checked by every later write. `handed_off_at` comes back as it
- * was: set means a previous claim may already have handed the message over.
+ * take disjoint rows) for the worker instance `claimedBy`: QUEUED ones whose time has come, and
+ * SENDING ones whose lease expired or whose worker died (src/jobs/instances.ts). Each becomes
+ * SENDING with a lease of `leaseSeconds` and attempts + 1; `attempts` is the claim's fencing token,
+ * checked by every later write. A record still marked handed off was in an SMTP transaction whose
+ * answer never came: it is sent again with the same Message-ID (contract §6), and `resends` counts it.
  */
-export async function claimDue(db: Queryable, limit: number, leaseSeconds: number): Promise<EmailRow[]> {
+export async function claimDue(db: Queryable, limit: number, leaseSeconds: number, claimedBy: number): Promise<EmailRow[]> {
   return db.query<EmailRow>(
     `WITH due AS (
        SELECT project_id, id FROM emails
@@ -17,11 +18,26 @@ export async function claimDue(db: Queryable, limit: number, leaseSeconds: numbe
        LIMIT $1
        FOR UPDATE SKIP LOCKED
      )
-     UPDATE emails AS e SET status = 'SENDING', attempts = e.attempts + 1, next_attempt_at = now() + make_interval(secs => $2)
+     UPDATE emails AS e SET status = 'SENDING', attempts = e.attempts + 1, next_attempt_at = now() + make_interval(secs => $2),
+       claimed_by = $3, resends = e.resends + (e.handed_off_at IS NOT NULL)::int, handed_off_at = NULL
      FROM due WHERE e.project_id = due.project_id AND e.id = due.id
      RETURNING e.*`,
-    [limit, leaseSeconds],
+    [limit, leaseSeconds, claimedBy],
   );
+}
+
+/** The claims of dead worker instances fall due now, for the live workers to take over. */
+export async function releaseClaimsOf(db: Queryable, instances: number[]): Promise<number> {
+  const rows = await db.query<{ n: number }>(
+    `WITH released AS (
+       UPDATE emails SET next_attempt_at = now()
+       WHERE status = 'SENDING' AND claimed_by = ANY($1::int[]) AND next_attempt_at > now()
+       RETURNING 1
+     )
+     SELECT count(*)::int AS n FROM released`,
+    [instances],
+  );
+  return rows[0]?.n ?? 0;
 }
 
 export type ClaimRef = { project_id: string; id: string; attempts: number };
@@ -37,34 +53,32 @@ export type HandingRef = ClaimRef & {
 };
 
 /**
- * Committed before the hand-off of `handing` (contract §6: at most once per record): marks them
- * handed off. Returns the ids this worker still holds; a record not returned was taken over and
+ * Committed just before each message goes to the transport (contract §6: a record counts as handed
+ * only while its own SMTP transaction is in flight), for the messages of one group commit
+ * (hand-off.ts). Returns the ids this worker still holds; a record not returned was taken over and
  * must not be sent. The same statement writes what the message is sent with: the subject of a
  * record rendered at delivery, so GET /emails/{id} shows what each recipient got, and the tracked
  * URLs, so a click can never arrive before its list.
  *
- * It changes no indexed column unless the lease is past its first half (then it is renewed), so
- * PostgreSQL updates the rows in place (HOT, with the free space `fillfactor` leaves on each page)
- * instead of adding an entry to each of the table's indexes.
+ * It changes no indexed column, so PostgreSQL updates the rows in place (HOT, with the free space
+ * `fillfactor` leaves on each page) instead of adding an entry to each of the table's indexes.
  */
-export async function markHandedOff(db: Queryable, handing: HandingRef[], leaseSeconds: number): Promise<Set<string>> {
+export async function markHandedOff(db: Queryable, handing: HandingRef[]): Promise<Set<string>> {
   if (handing.length === 0) return new Set();
   const rows = await db.query<{ id: string }>(
     `UPDATE emails AS e SET
        handed_off_at = now(),
-       next_attempt_at = CASE WHEN e.next_attempt_at < now() + make_interval(secs => $2 / 2.0)
-         THEN now() + make_interval(secs => $2) ELSE e.next_attempt_at END,
        subject = coalesce(e.subject, h.subject),
        link_urls = coalesce(h.link_urls, e.link_urls)
      FROM jsonb_to_recordset($1::jsonb) AS h(project_id uuid, id uuid, attempts int, subject text, link_urls jsonb)
      WHERE e.project_id = h.project_id AND e.id = h.id AND e.attempts = h.attempts AND e.status = 'SENDING'
      RETURNING e.id`,
-    [JSON.stringify(handing.map((r) => ({ project_id: r.project_id, id: r.id, attempts: r.attempts, subject: r.subject, link_urls: r.linkUrls }))), leaseSeconds],
+    [JSON.stringify(handing.map((r) => ({ project_id: r.project_id, id: r.id, attempts: r.attempts, subject: r.subject, link_urls: r.linkUrls })))],
   );
   return new Set(rows.map((row) => row.id));
 }
 
-/** Renews the lease of records still out (a chunk a slow relay holds longer than a lease). */
+/** Renews the lease of the claimed records not yet settled (a chunk waits for permits and the relay). */
 export async function renewLeases(db: Queryable, held: ClaimRef[], leaseSeconds: number): Promise<void> {
   if (held.length === 0) return;
   await db.query(

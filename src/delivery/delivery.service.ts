@@ -3,8 +3,9 @@ import { signingKeyFor } from '../domains/domains.service.ts';
 import type { EmailRow } from '../emails/emails.queries.ts';
 import { type EventInput, recordEvents } from '../events/events.service.ts';
 import { fillDeferredContent } from './deferred-content.ts';
-import { type AttachmentRow, type ClaimRef, claimDue, loadAttachments, markHandedOff, renewLeases, type Settlement, type SettledRow, settle } from './delivery.queries.ts';
+import { type AttachmentRow, type ClaimRef, claimDue, loadAttachments, renewLeases, type Settlement, type SettledRow, settle } from './delivery.queries.ts';
 import { suppressAddresses, unsubscribeForSuppression } from '../suppressions/suppressions.queries.ts';
+import { HandOffs, MAX_HANDED } from './hand-off.ts';
 import { buildMessage, type DkimKey } from './mime.ts';
 import { findTrackingSettings } from '../projects/projects.queries.ts';
 import { type MessageUrls, type TrackingSettings, trackContent } from './seams.ts';
@@ -13,32 +14,28 @@ import type { Outcome, Transport } from './transport.ts';
 import type { Throttle } from './throttle.ts';
 
 /**
- * Records claimed and handed over together: one chunk shares its database round trips, whose
- * per-statement cost dominated with chunks of 20 (a 30k campaign: 566 messages/s with 20, 974 with
- * 100, 1,093 with 200). The SMTP pool takes them 20 at a time.
+ * Records claimed together: one chunk shares its claim and its build, whose per-statement cost
+ * dominated with chunks of 20 (a 30k campaign: 566 messages/s with 20, 974 with 100, 1,093 with
+ * 200). Its messages then go to the transport one by one as permits free up (hand-off.ts).
  */
 const CHUNK = 100;
 /**
- * Lanes of claim → build → hand over → settle running at once. While one lane waits for the relay,
- * another builds and signs (libuv's thread pool) and a third settles: the stages overlap instead
- * of taking turns. Each lane claims only what it is about to send, so no claimed record waits in
- * memory for a lane to free up, and lanes never write the same rows.
+ * Lanes of claim → build → hand over → settle running at once. While one lane's messages wait for
+ * the relay, another builds and signs (libuv's thread pool): the stages overlap instead of taking
+ * turns. Each lane claims only what it is about to send, and lanes never write the same rows.
  */
 const LANES = 3;
-/** At most this many records are handed over and unsettled at once: what a crash can leave in doubt. */
-export const MAX_IN_FLIGHT = CHUNK * LANES;
+/** Records handed over and unanswered at once per worker: what a kill can leave in doubt. */
+export const MAX_IN_FLIGHT = MAX_HANDED;
 /**
- * Seconds a claim is held without news. Renewed at the hand-off if half of it is gone, and every
- * LEASE_SECONDS / 3 while a chunk is out, so only a dead worker's records outlive it.
+ * Seconds a claim is held without news; renewed every LEASE_SECONDS / 3 while its chunk is out.
+ * A worker that dies is noticed sooner (src/jobs/instances.ts): the lease is the last resort.
  */
-export const LEASE_SECONDS = 60;
+export const LEASE_SECONDS = 30;
 /** contract §6: give up after 24 hours of transient failures. */
 const GIVE_UP_MS = 24 * 60 * 60 * 1000;
 const BACKOFF_BASE_MS = 2_000;
 const BACKOFF_MAX_MS = 30 * 60 * 1000;
-
-export const INTERRUPTED_ERROR =
-  'Delivery was interrupted after the message was handed to the SMTP relay (the worker stopped); it may or may not have been accepted, so it is not sent again.';
 
 const refOf = (row: EmailRow): ClaimRef => ({ project_id: row.project_id, id: row.id, attempts: row.attempts });
 
@@ -48,22 +45,26 @@ export function retryDelayMs(attempts: number): number {
   return Math.round(base * (0.75 + Math.random() * 0.5));
 }
 
-type RunContext = { deps: Deps; transport: Transport; throttle: Throttle; keys: Map<string, Promise<DkimKey | undefined>> };
+type RunContext = { deps: Deps; transport: Transport; throttle: Throttle; handOffs: HandOffs; keys: Map<string, Promise<DkimKey | undefined>> };
+
+/** The per-process hand-off state; its answers are settled by `finish`. */
+export const handOffsFor = (deps: Deps) => new HandOffs(deps, (settlements) => finish(deps, settlements));
 
 /**
- * Delivers due records until none is left or `budgetMs` has passed, in LANES concurrent lanes.
- * Returns true when it stopped for the budget (more may be due).
+ * Delivers due records until none is left, `budgetMs` has passed or the process is stopping, in
+ * LANES concurrent lanes. Returns true when it stopped for the budget (more may be due).
  */
-export async function deliverDue(deps: Deps, transport: Transport, throttle: Throttle, budgetMs: number): Promise<boolean> {
-  const context: RunContext = { deps, transport, throttle, keys: new Map() };
+export async function deliverDue(deps: Deps, transport: Transport, throttle: Throttle, handOffs: HandOffs, budgetMs: number): Promise<boolean> {
+  const context: RunContext = { deps, transport, throttle, handOffs, keys: new Map() };
   const deadline = Date.now() + budgetMs;
   const lane = async (): Promise<boolean> => {
-    for (;;) {
-      const claimed = await claimDue(deps.db, CHUNK, LEASE_SECONDS);
-      if (claimed.length) await deliverClaimed(context, claimed);
+    while (!handOffs.stopping) {
+      const claimed = await claimDue(deps.db, CHUNK, LEASE_SECONDS, deps.instance.id);
+      if (claimed.length) await deliverChunk(context, claimed);
       if (claimed.length < CHUNK) return false;
       if (Date.now() > deadline) return true;
     }
+    return false;
   };
   const lanes = await Promise.allSettled(Array.from({ length: LANES }, lane));
   const failed = lanes.find((result) => result.status === 'rejected');
@@ -72,59 +73,68 @@ export async function deliverDue(deps: Deps, transport: Transport, throttle: Thr
   return lanes.some((result) => result.status === 'fulfilled' && result.value);
 }
 
-async function deliverClaimed(context: RunContext, claimed: EmailRow[]): Promise<void> {
-  // A record a dead worker had already handed to SMTP may have left: never again (contract §6).
-  const interrupted = context.transport.idempotent ? [] : claimed.filter((row) => row.handed_off_at !== null);
-  await finish(context, interrupted.map((row) => ({ ...refOf(row), status: 'FAILED', error: INTERRUPTED_ERROR })));
-  const sendable = claimed.filter((row) => !interrupted.includes(row));
-  if (sendable.length) await deliverChunk(context, sendable);
-}
-
 async function deliverChunk(context: RunContext, chunk: EmailRow[]): Promise<void> {
-  const { deps } = context;
-  const settlements: Outcomed[] = [];
-  const deferredPerProject = new Map<string, number>();
-  const going: EmailRow[] = [];
-  for (const row of chunk) {
-    const wait = context.throttle.take(row.project_id);
-    if (wait === 0) going.push(row);
-    else {
-      // Over the project's rate: back to the queue, spaced out, without counting as an attempt.
-      const k = deferredPerProject.get(row.project_id) ?? 0;
-      deferredPerProject.set(row.project_id, k + 1);
-      const retryAt = new Date(Date.now() + wait + (k * 1000) / Math.max(1, deps.config.sendRatePerSecond)).toISOString();
-      settlements.push({ ...refOf(row), status: 'QUEUED', error: null, retryAt, refund: true });
-    }
-  }
-  const attachments = going.length ? await loadAttachments(deps.db, going.map(refOf)) : [];
-  // Read per chunk, so a changed setting applies to every message built after it (contract §6).
-  const tracking = await findTrackingSettings(deps.db, [...new Set(going.map((row) => row.project_id))]);
-  await fillDeferredContent(deps, going);
-  const built = await Promise.all(going.map((row) => build(context, row, attachments, tracking.get(row.project_id)).then((message) => ({ row, ...message }), (error: Error) => ({ row, error }))));
-  const ready = built.filter((b): b is { row: EmailRow } & BuiltMessage => 'raw' in b);
-  for (const failed of built.filter((b): b is { row: EmailRow; error: Error } => 'error' in b)) {
-    settlements.push({ ...refOf(failed.row), status: 'FAILED', error: `The message could not be built: ${failed.error.message}` });
-  }
-  // Committed before anything leaves: from here on, these records are never handed over again by
-  // SMTP, and a click on a link of a delivered message finds its URL.
-  const handing = ready.map((b) => ({ ...refOf(b.row), subject: b.row.campaign_id ? b.row.subject : null, linkUrls: b.urls?.urls ?? null }));
-  const held = await markHandedOff(deps.db, handing, LEASE_SECONDS);
-  const leaving = ready.filter((b) => held.has(b.row.id));
-  // A chunk queues on the pool's connections, so a slow relay can hold it longer than one lease:
-  // the lease is renewed while the chunk is out, and only a dead worker's records expire.
+  const { deps, handOffs } = context;
+  const unsettled = new Map(chunk.map((row) => [row.id, row]));
+  const settle = (settlement: Settlement) => {
+    unsettled.delete(settlement.id);
+    return handOffs.answers.submit(settlement);
+  };
+  // The chunk waits for permits and the relay: its lease is renewed while any of it is unsettled.
   const heartbeat = setInterval(() => {
-    renewLeases(deps.db, leaving.map((b) => refOf(b.row)), LEASE_SECONDS).catch((error) => deps.log.warn({ err: error }, 'could not renew a delivery lease'));
+    renewLeases(deps.db, [...unsettled.values()].map(refOf), LEASE_SECONDS).catch((error) => deps.log.warn({ err: error }, 'could not renew a delivery lease'));
   }, (LEASE_SECONDS * 1000) / 3);
-  let outcomes: Array<{ row: EmailRow; outcome: Outcome }>;
   try {
-    outcomes = await Promise.all(
-      leaving.map(async ({ row, raw }) => ({ row, outcome: await context.transport.deliver({ id: row.id, from: row.from_address, to: row.to_address, raw }) })),
+    const writes: Promise<void>[] = [];
+    const deferredPerProject = new Map<string, number>();
+    const going: EmailRow[] = [];
+    for (const row of chunk) {
+      const wait = context.throttle.take(row.project_id);
+      if (wait === 0) going.push(row);
+      else {
+        // Over the project's rate: back to the queue, spaced out, without counting as an attempt.
+        const k = deferredPerProject.get(row.project_id) ?? 0;
+        deferredPerProject.set(row.project_id, k + 1);
+        const retryAt = new Date(Date.now() + wait + (k * 1000) / Math.max(1, deps.config.sendRatePerSecond)).toISOString();
+        writes.push(settle({ ...refOf(row), status: 'QUEUED', error: null, retryAt, refund: true }));
+      }
+    }
+    const attachments = going.length ? await loadAttachments(deps.db, going.map(refOf)) : [];
+    // Read per chunk, so a changed setting applies to every message built after it (contract §6).
+    const tracking = await findTrackingSettings(deps.db, [...new Set(going.map((row) => row.project_id))]);
+    await fillDeferredContent(deps, going);
+    const built = await Promise.all(
+      going.map((row) => build(context, row, attachments, tracking.get(row.project_id)).then((message) => ({ row, ...message }), (error: Error) => ({ row, error }))),
     );
+    for (const b of built) {
+      if ('error' in b) writes.push(settle({ ...refOf(b.row), status: 'FAILED', error: `The message could not be built: ${b.error.message}` }));
+      else writes.push(handOver(context, b, settle));
+    }
+    await Promise.all(writes);
   } finally {
     clearInterval(heartbeat);
   }
-  for (const { row, outcome } of outcomes) settlements.push(settlementFor(row, outcome));
-  await finish(context, settlements);
+}
+
+/**
+ * One message's hand-off (docs/decisions/sending.md, "Hand-off states"): a permit, the mark, the
+ * transaction, the answer. Holding the permit until the answer is committed bounds the records a
+ * kill leaves marked to MAX_HANDED. When the process is stopping, a message that has not started
+ * goes back to the queue instead, for another worker at once.
+ */
+async function handOver(context: RunContext, message: { row: EmailRow } & BuiltMessage, settle: (settlement: Settlement) => Promise<void>): Promise<void> {
+  const { row, raw, urls } = message;
+  const { handOffs } = context;
+  await handOffs.permits.acquire();
+  try {
+    if (handOffs.stopping) return await settle({ ...refOf(row), status: 'QUEUED', error: row.last_error, retryAt: new Date().toISOString(), refund: true });
+    const held = await handOffs.marks.submit({ ...refOf(row), subject: row.campaign_id ? row.subject : null, linkUrls: urls?.urls ?? null });
+    if (!held) return; // taken over by another worker: not ours to send
+    const outcome = await context.transport.deliver({ id: row.id, from: row.from_address, to: row.to_address, raw });
+    await settle(settlementFor(row, outcome));
+  } finally {
+    handOffs.permits.release();
+  }
 }
 
 /** A settlement and whether it announces a soft bounce (the record itself goes back to the queue). */
@@ -176,9 +186,8 @@ async function build(context: RunContext, row: EmailRow, attachments: Attachment
 }
 
 /** Writes settlements, their events, and the suppressions of hard bounces, in one transaction. */
-async function finish(context: RunContext, settlements: Outcomed[]): Promise<void> {
+async function finish(deps: Deps, settlements: Outcomed[]): Promise<void> {
   if (settlements.length === 0) return;
-  const { deps } = context;
   const softBounced = new Set(settlements.filter((s) => s.softBounce).map((s) => s.id));
   await deps.db.transaction(async (tx) => {
     const settled = await settle(tx, settlements);

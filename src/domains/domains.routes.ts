@@ -2,7 +2,6 @@ import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import type { Deps } from '../deps.ts';
 import { projectOf } from '../http/auth.ts';
-import { startDomainChecks } from './domains.jobs.ts';
 import { createDomainBody, domainIdParams, domainList, domainSchema, projectIdParams } from './domains.schemas.ts';
 import { createDomain, getDomain, listProjectDomains, removeDomain, verifyDomain } from './domains.service.ts';
 
@@ -11,14 +10,6 @@ const security: Array<Record<string, string[]>> = [{ apiKey: [] }, { session: []
 
 /** Sender domains (api.md Domains, contract §7): add, list, verify now, remove. */
 export const domainsRoutes: FastifyPluginAsyncZod<Deps> = async (app, deps) => {
-  // The periodic re-check lives in the database; any process may start it (domains.jobs.ts).
-  app.addHook('onReady', async () => {
-    try {
-      await startDomainChecks(deps);
-    } catch (error) {
-      deps.log.error({ err: error }, 'could not start the domain checks');
-    }
-  });
 
   app.post(
     '/domains',

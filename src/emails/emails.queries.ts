@@ -29,6 +29,9 @@ export type EmailRow = {
   attempts: number;
   next_attempt_at: Date | string;
   handed_off_at: Date | string | null;
+  /** Sends again after a hand-off whose answer never came (contract §6: at least once). */
+  resends: number;
+  claimed_by: number | null;
   last_error: string | null;
   created_at: Date | string;
   sent_at: Date | string | null;

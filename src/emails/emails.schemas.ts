@@ -26,6 +26,7 @@ export const emailSchema = z.object({
   opens: z.number().int(),
   clicks: z.number().int(),
   error: z.string().nullable(),
+  resends: z.number().int().describe('Times the message was sent again, with the same Message-ID, after a hand-off whose answer never came (contract §6)'),
 });
 export type Email = z.infer<typeof emailSchema>;
 
@@ -54,5 +55,6 @@ export function toEmail(row: EmailRow): Email {
     opens: row.opens,
     clicks: row.clicks,
     error: row.last_error,
+    resends: row.resends,
   };
 }

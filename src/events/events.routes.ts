@@ -15,7 +15,6 @@ import {
   trackResponse,
   usageResponse,
 } from './events.schemas.ts';
-import { startEventDispatch } from './events.jobs.ts';
 import { TrackWriter } from './track-writer.ts';
 import { deleteEvents, eventNames, eventStats, eventUsage, listContactEvents, listEvents, trackEvent } from './events.service.ts';
 
@@ -25,14 +24,6 @@ const security: Array<Record<string, string[]>> = [{ apiKey: [] }, { session: []
 /** api.md POST /v1/track and the Events table (contract §12). */
 export const eventsRoutes: FastifyPluginAsyncZod<Deps> = async (app, deps) => {
   const tracks = new TrackWriter(deps);
-  // Resumes handing events to their subscribers at start-up (rows a stopped process left).
-  app.addHook('onReady', async () => {
-    try {
-      await startEventDispatch(deps);
-    } catch (error) {
-      deps.log.error({ err: error }, 'could not start the event dispatcher');
-    }
-  });
   // The public-key endpoint; the dashboard alias below takes a session instead (api.md Events).
   app.post(
     '/v1/track',

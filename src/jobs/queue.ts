@@ -16,6 +16,8 @@ export type JobDefinition<T extends object = object> = {
   handle: (jobs: Job<T>[]) => Promise<void>;
   queue?: Omit<Queue, 'name'>;
   work?: WorkOptions;
+  /** Called when the process begins to stop, before running handlers are awaited: stop taking work. */
+  stopping?: () => void;
   /** Releases what the handler keeps between jobs (connections), once the queue has stopped. */
   stopped?: () => void | Promise<void>;
 };
@@ -90,6 +92,7 @@ export class JobQueue {
   /** Stops fetching, waits for running handlers (up to `timeoutSeconds`) and what they left running, then closes. */
   async stop(timeoutSeconds: number): Promise<void> {
     if (!this.started) return;
+    for (const definition of this.definitions.values()) definition.stopping?.();
     await this.boss.stop({ graceful: true, close: true, timeout: timeoutSeconds * 1000 });
     for (const definition of this.definitions.values()) await definition.stopped?.();
   }

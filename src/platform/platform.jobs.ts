@@ -33,3 +33,12 @@ export function platformJobs(deps: Deps): JobDefinition[] {
     },
   ];
 }
+
+/**
+ * At start-up: the hourly cleanup's schedule. It lives in the database, so any process writing it
+ * serves every worker (the platform has no endpoints of its own: rate limiting and Idempotency-Key
+ * are hooks in src/http/).
+ */
+export async function startPlatformJobs(deps: Deps): Promise<void> {
+  await deps.queue.schedule(CLEANUP_JOB, CLEANUP_CRON);
+}

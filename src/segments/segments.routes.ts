@@ -2,7 +2,6 @@ import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import type { Deps } from '../deps.ts';
 import { projectOf } from '../http/auth.ts';
-import { startSegmentRefresh } from './segments.jobs.ts';
 import {
   addedMembers,
   addMembersBody,
@@ -35,14 +34,6 @@ const params = segmentIdParams;
 
 /** api.md Segments and contract §10 (auth: secret key, or session with X-Project-Id). */
 export const segmentsRoutes: FastifyPluginAsyncZod<Deps> = async (app, deps) => {
-  // The periodic count refresh lives in the database; any process may start it (segments.jobs.ts).
-  app.addHook('onReady', async () => {
-    try {
-      await startSegmentRefresh(deps);
-    } catch (error) {
-      deps.log.error({ err: error }, 'could not start the segment count refresh');
-    }
-  });
 
   app.get('/segments', { config, schema: { tags, security, summary: 'All segments (no pagination)', response: { 200: z.array(segmentSchema) } } }, async (request) =>
     listSegments(deps, projectOf(request).id),

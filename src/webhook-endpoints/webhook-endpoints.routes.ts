@@ -2,7 +2,7 @@ import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import type { Deps } from '../deps.ts';
 import { projectOf } from '../http/auth.ts';
-import { startWebhookDelivery, wakeWebhookDelivery } from './webhook-endpoints.jobs.ts';
+import { wakeWebhookDelivery } from './webhook-endpoints.jobs.ts';
 import {
   createEndpointBody,
   endpointIdParams,
@@ -25,14 +25,6 @@ const auth = { auth: 'project' as const };
 
 /** The customer's webhook endpoints, their message log and replays (contract §14). */
 export const webhookEndpointsRoutes: FastifyPluginAsyncZod<Deps> = async (app, deps) => {
-  app.addHook('onReady', async () => {
-    try {
-      await startWebhookDelivery(deps);
-    } catch (error) {
-      deps.log.error({ err: error }, 'could not start webhook delivery');
-    }
-  });
-
   app.post(
     '/webhook-endpoints',
     { config: auth, schema: { tags, security, summary: 'Add an endpoint; the answer holds its signing secret, shown only here', body: createEndpointBody, response: { 201: endpointWithSecret } } },

@@ -2,7 +2,7 @@ import type { Db, Queryable } from '../db/index.ts';
 import type { Deps } from '../deps.ts';
 import { onEventsRecorded, registerEventUsage } from '../events/events.registry.ts';
 import type { JobDefinition, JobQueue } from '../jobs/queue.ts';
-import { nextDueAt, resumeFromStoredEvents } from './engine/engine.queries.ts';
+import { nextDueAt, releaseExecutionsOf, resumeFromStoredEvents } from './engine/engine.queries.ts';
 import { runDue, type Timers } from './engine/runner.ts';
 import { triggerFromEvents } from './executions.queries.ts';
 import { findEventUsage } from './workflows.queries.ts';
@@ -95,8 +95,13 @@ export function workflowsJobs(deps: Deps): JobDefinition<any>[] {
   return [run];
 }
 
-/** At start-up (API processes): a run now, for executions a stopped process left, and the backstop. */
-export async function startWorkflows(deps: Pick<Deps, 'queue'>): Promise<void> {
+/** The executions of dead workers are due now (src/jobs/instances.ts): a run takes them. */
+export async function takeOverWorkflows(deps: Deps, deadInstances: number[]): Promise<void> {
+  if ((await releaseExecutionsOf(deps.db, deadInstances)) > 0) await enqueueRun(deps.queue);
+}
+
+/** At start-up (every process): a run now, for executions a stopped process left, and the backstop. */
+export async function startWorkflows(deps: Deps): Promise<void> {
   await enqueueRun(deps.queue);
   await deps.queue.schedule(WORKFLOW_RUN_JOB, SWEEP_CRON, { singletonKey: 'cron' });
 }

@@ -4,7 +4,7 @@ import type { Deps } from '../deps.ts';
 import { projectOf } from '../http/auth.ts';
 import { conditionFields } from './condition-fields.ts';
 import { executionsRoutes } from './executions.routes.ts';
-import { startWorkflows, stopTriggers } from './workflows.jobs.ts';
+import { stopTriggers } from './workflows.jobs.ts';
 import {
   conditionFields as conditionFieldsSchema,
   createStepBody,
@@ -31,14 +31,6 @@ const noContent = { 204: z.null() };
 
 /** api.md Workflows (contract §11): secret key, or session with X-Project-Id. */
 export const workflowsRoutes: FastifyPluginAsyncZod<Deps> = async (app, deps) => {
-  // Resumes what a stopped process left and keeps the minute's backstop scheduled.
-  app.addHook('onReady', async () => {
-    try {
-      await startWorkflows(deps);
-    } catch (error) {
-      deps.log.error({ err: error }, 'could not start the workflow engine');
-    }
-  });
   app.addHook('onClose', async () => stopTriggers(deps.db));
 
   app.get('/workflows', { config, schema: { tags, security, summary: 'List workflows with their steps and transitions', response: { 200: workflowList } } }, async (request) =>

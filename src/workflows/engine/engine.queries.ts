@@ -19,7 +19,7 @@ export type LockedExecution = ExecutionRow & {
  * fresh claim token, and `due_at` moved to the lease's end, past which another worker may take
  * the execution over (its holder died).
  */
-export async function claimDue(db: Queryable, limit: number, leaseSeconds: number): Promise<Claimed[]> {
+export async function claimDue(db: Queryable, limit: number, leaseSeconds: number, claimedBy: number): Promise<Claimed[]> {
   return db.query<Claimed>(
     `WITH due AS (
        SELECT project_id, id FROM workflow_executions
@@ -28,10 +28,10 @@ export async function claimDue(db: Queryable, limit: number, leaseSeconds: numbe
        LIMIT $1
        FOR UPDATE SKIP LOCKED
      )
-     UPDATE workflow_executions x SET claim = gen_random_uuid(), due_at = now() + make_interval(secs => $2)
+     UPDATE workflow_executions x SET claim = gen_random_uuid(), due_at = now() + make_interval(secs => $2), claimed_by = $3
      FROM due WHERE x.project_id = due.project_id AND x.id = due.id
      RETURNING x.project_id, x.id, x.workflow_id, x.claim`,
-    [limit, leaseSeconds],
+    [limit, leaseSeconds, claimedBy],
   );
 }
 
@@ -53,14 +53,38 @@ export async function lockClaimed(tx: Queryable, claimed: Claimed[], leaseSecond
   );
 }
 
-/** Renews the lease of an execution still claimed by us (false: cancelled or taken over). */
-export async function renewLease(db: Queryable, claimed: Claimed, leaseSeconds: number): Promise<boolean> {
+/**
+ * Committed just before a WEBHOOK request leaves: renews the lease of an execution still claimed by
+ * us and counts the call as an attempt of its RUNNING step. False (nothing written, no call): the
+ * execution was cancelled or taken over. An interruption before this point is not an attempt.
+ */
+export async function startCall(db: Queryable, claimed: Claimed, leaseSeconds: number): Promise<boolean> {
   const rows = await db.query(
-    `UPDATE workflow_executions SET due_at = now() + make_interval(secs => $4)
-     WHERE project_id = $1 AND id = $2 AND claim = $3 AND status = 'RUNNING' RETURNING id`,
+    `WITH x AS (
+       UPDATE workflow_executions SET due_at = now() + make_interval(secs => $4)
+       WHERE project_id = $1 AND id = $2 AND claim = $3 AND status = 'RUNNING'
+       RETURNING project_id, id, current_step_id
+     )
+     UPDATE workflow_execution_steps s SET attempts = s.attempts + 1
+     FROM x WHERE s.project_id = x.project_id AND s.execution_id = x.id AND s.step_id = x.current_step_id AND s.status = 'RUNNING'
+     RETURNING s.attempts`,
     [claimed.project_id, claimed.id, claimed.claim, leaseSeconds],
   );
   return rows.length > 0;
+}
+
+/** The executions dead worker instances held fall due now, for the live workers to take over. */
+export async function releaseExecutionsOf(db: Queryable, instances: number[]): Promise<number> {
+  const rows = await db.query<{ n: number }>(
+    `WITH released AS (
+       UPDATE workflow_executions SET due_at = now()
+       WHERE status IN ('RUNNING', 'WAITING') AND claim IS NOT NULL AND claimed_by = ANY($1::int[]) AND due_at > now()
+       RETURNING 1
+     )
+     SELECT count(*)::int AS n FROM released`,
+    [instances],
+  );
+  return rows[0]?.n ?? 0;
 }
 
 /** One step record to write: new, or the update of a WAITING or RUNNING one. */
@@ -111,16 +135,16 @@ export async function saveProgress(tx: Queryable, progress: Progress[]): Promise
   }));
   await tx.query(
     `WITH records AS (
-       INSERT INTO workflow_execution_steps AS s (project_id, execution_id, step_id, step_type, status, output, error, started_at, completed_at)
-       SELECT r.project_id, r.execution_id, r.step_id, r.step_type, r.status, r.output, r.error, r.started_at, r.completed_at
+       INSERT INTO workflow_execution_steps AS s (project_id, execution_id, step_id, step_type, status, output, error, started_at, completed_at, attempts)
+       SELECT r.project_id, r.execution_id, r.step_id, r.step_type, r.status, r.output, r.error, r.started_at, r.completed_at,
+         CASE WHEN r.status = 'RUNNING' THEN 0 ELSE 1 END
        FROM jsonb_to_recordset($1::jsonb) AS r(project_id uuid, execution_id uuid, step_id uuid, step_type text, status text, output jsonb,
          error text, started_at timestamptz, completed_at timestamptz)
        ON CONFLICT (project_id, execution_id, step_id) DO UPDATE SET
          status = excluded.status,
          output = coalesce(excluded.output, s.output),
          error = excluded.error,
-         completed_at = excluded.completed_at,
-         attempts = s.attempts + (excluded.status = 'RUNNING')::int
+         completed_at = excluded.completed_at
      )
      UPDATE workflow_executions x SET
        status = n.status,

@@ -1,7 +1,7 @@
 import type { Queryable } from '../../db/index.ts';
 import { enqueueDelivery } from '../../delivery/delivery.jobs.ts';
 import type { Deps } from '../../deps.ts';
-import { type Claimed, claimDue, lockClaimed, type Progress, renewLease, resumeFromStoredEvents, saveProgress } from './engine.queries.ts';
+import { type Claimed, claimDue, lockClaimed, type Progress, resumeFromStoredEvents, saveProgress, startCall } from './engine.queries.ts';
 import { RunContext, type WorkflowGraph } from './run-context.ts';
 import { type CallOutcome, stepThrough, type Walk } from './step-through.ts';
 import { writeEmails } from './send-email.ts';
@@ -101,8 +101,9 @@ async function followUp(deps: Deps, run: RunContext, timers: Timers, graphs: Gra
     if (current.end !== 'call' && current.end !== 'continue') return;
     if (current.end === 'call' && !call) {
       const { step, request } = current.calling!;
-      // A follow-up may have queued behind slow calls: make sure the execution is still ours.
-      if (!(await renewLease(deps.db, current.claimed, LEASE_SECONDS))) return;
+      // A follow-up may have queued behind slow calls: the execution must still be ours. The attempt
+      // counts from here, when the request is about to leave (an interruption before is no attempt).
+      if (!(await startCall(deps.db, current.claimed, LEASE_SECONDS))) return;
       try {
         call = { stepId: step.id, response: await callWebhook(deps.outbound, request) };
       } catch (error) {
@@ -195,7 +196,7 @@ export async function runDue(deps: Deps, budgetMs: number, timers: Timers): Prom
   const lane = async () => {
     while (!exhausted && Date.now() - started < budgetMs) {
       await followUps.drain(BATCH);
-      const batch = await claimDue(deps.db, BATCH, LEASE_SECONDS);
+      const batch = await claimDue(deps.db, BATCH, LEASE_SECONDS, deps.instance.id);
       if (batch.length === 0) exhausted = true;
       else await processBatch(deps, run, timers, batch, followUps);
     }

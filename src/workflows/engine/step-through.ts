@@ -6,8 +6,12 @@ import type { WebhookRequest, WebhookResponse } from './webhook.ts';
 
 /** Steps one execution may run in one transaction before it commits (keeps transactions short). */
 const STEPS_PER_TRANSACTION = 20;
-/** A WEBHOOK interrupted this many times (its worker died during the call) is not tried again. */
-const MAX_WEBHOOK_ATTEMPTS = 5;
+/**
+ * A WEBHOOK whose call started this many times without an answer (its worker died during each) is
+ * not tried again: the guard against a call that itself kills the worker. Only calls that started
+ * count, so a crash loop of a few restarts delays executions without failing them.
+ */
+const MAX_WEBHOOK_ATTEMPTS = 10;
 
 /** The answer of a WEBHOOK call made between two transactions. */
 export type CallOutcome = { stepId: string; response?: WebhookResponse; error?: string };
@@ -65,8 +69,9 @@ export async function stepThrough(env: StepEnv, options: { alone: boolean; call?
       return { records, state };
     }
     if (result.kind === 'call') {
-      // Its RUNNING record commits before the call: a crash during the call is then seen as an
-      // interrupted call, tried again with the same Idempotency-Key (WEBHOOK is the retry-safe step).
+      // Its RUNNING record commits before the call, and the call counts as an attempt just before the
+      // request leaves (runner.ts startCall): a crash during the call is then seen as an interrupted
+      // call, tried again with the same Idempotency-Key (WEBHOOK is the retry-safe step).
       records.push({ step_id: step.id, step_type: step.type, status: 'RUNNING', output: null, error: null, started_at: startedAt, completed_at: null });
       Object.assign(state, { status: 'RUNNING', currentStepId: step.id });
       return { records, state, calling: { step, request: result.request } };
