@@ -209,3 +209,9 @@ export async function recentEventDataKeys(db: Queryable, projectId: string, even
     [projectId, eventName, sample],
   );
 }
+
+/** A SEND_EMAIL step's template exists in the project (checked when the step is added or changed). */
+export async function templateExists(db: Queryable, projectId: string, templateId: string): Promise<boolean> {
+  const rows = await db.query('SELECT 1 FROM templates WHERE project_id = $1 AND id = $2', [projectId, templateId]);
+  return rows.length > 0;
+}

@@ -104,8 +104,7 @@ async function lockGraph(tx: Queryable, projectId: string, workflowId: string): 
 
 async function checkTemplate(tx: Queryable, projectId: string, type: string, config: Record<string, unknown>): Promise<void> {
   if (type !== 'SEND_EMAIL') return;
-  const rows = await tx.query('SELECT 1 FROM templates WHERE project_id = $1 AND id = $2', [projectId, config.templateId]);
-  if (rows.length === 0) throw notFound('Template');
+  if (!(await queries.templateExists(tx, projectId, String(config.templateId)))) throw notFound('Template');
 }
 
 /** POST /workflows/{id}/steps: a step of one of the seven types, its config checked for the type. */
