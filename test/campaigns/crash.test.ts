@@ -114,7 +114,7 @@ describe('campaign delivery survives crashes and deploys (contract §6: no accep
   test('SIGTERM to the worker mid-campaign with SHUTDOWN_TIMEOUT_SECONDS=2: it exits 0 within the timeout, holds no claim, and after a restart nothing is lost or repeated', async () => {
     // Each answer takes 300 ms: the SIGTERM finds hand-offs in flight, which finish within the timeout.
     const relay = await startCountingRelay({ delayMs: 300 });
-    const run = await campaignUnderWay(dns, relay, 1200, { SHUTDOWN_TIMEOUT_SECONDS: '2' });
+    const run = await campaignUnderWay(dns, relay, 800, { SHUTDOWN_TIMEOUT_SECONDS: '2' });
     const { deployment } = run;
     try {
       await until('30 % delivered', () => relay.messages.length >= 0.3 * run.subscribed.length, 90_000);
