@@ -4,10 +4,10 @@ import type { Browser } from 'playwright-core';
 import { createProject } from '../kit/accounts.ts';
 import { assertAccessible, checkPhoneWidth, ensureDashboardBuilt, launchBrowser, pageAs, screenshot } from '../kit/browser.ts';
 import type { DnsServer } from '../kit/dns.ts';
-import { publishRecords, uniqueDomain } from '../kit/domains.ts';
+import { projectWithSender, publishRecords, uniqueDomain } from '../kit/domains.ts';
 import { startTestServerWithDns, type TestServer } from '../kit/server.ts';
 
-describe('Dashboard: domains and API keys', () => {
+describe('Dashboard: domains, API keys and the email record page', () => {
   let server: TestServer;
   let dns: DnsServer;
   let browser: Browser;
@@ -112,6 +112,34 @@ describe('Dashboard: domains and API keys', () => {
       assert.equal((await project.api.with({ key: rotated }).get('/v1/whoami')).status, 200, 'the shown key works');
 
       await checkPhoneWidth(browser, server.url, page, `/p/${project.id}/keys`, 'keys', (p) => p.getByLabel('Secret key value').waitFor());
+    } finally {
+      await page.context().close();
+    }
+  });
+
+  test('the email page shows a sent email as a timeline up to DELIVERED, linked to its contact', async () => {
+    const { project, from } = await projectWithSender(server.url, dns);
+    const sent = await project.api.post('/v1/send', {
+      to: { name: 'Ólafur Arnalds', email: 'olafur@fjord.example' },
+      from,
+      subject: 'Your order #1042 has shipped — 発送しました',
+      body: '<h1>On its way</h1><p>Two parcels left our warehouse today.</p><ul><li>Espresso beans, 1 kg</li><li>Grinder</li></ul>',
+    });
+    assert.equal(sent.status, 200, sent.text);
+    const emailId = sent.body.data.emails[0].email;
+    const page = await pageAs(browser, server.url, project.owner);
+    try {
+      await page.goto(`/p/${project.id}/emails/${emailId}`);
+      await page.getByRole('heading', { name: 'Your order #1042 has shipped — 発送しました' }).waitFor();
+      // The page polls the record until delivery ends it.
+      await page.getByText('DELIVERED', { exact: true }).waitFor({ timeout: 60_000 });
+      const timeline = page.getByLabel('Email timeline');
+      for (const step of ['Queued', 'Sent', 'Delivered']) await timeline.getByText(step, { exact: true }).waitFor();
+      await assertAccessible(page, 'email');
+      await screenshot(page, 'email');
+      await page.getByRole('link', { name: 'olafur@fjord.example' }).click();
+      await page.getByRole('heading', { name: 'olafur@fjord.example' }).waitFor();
+      await page.getByRole('link', { name: /^Email / }).first().waitFor();
     } finally {
       await page.context().close();
     }

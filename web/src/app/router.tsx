@@ -36,6 +36,7 @@ export const router = createBrowserRouter([
           { path: 'contacts/import', lazy: () => import('../pages/contacts/ImportPage.tsx') },
           { path: 'contacts/fields', lazy: () => import('../pages/contacts/FieldsPage.tsx') },
           { path: 'contacts/:contactId', lazy: () => import('../pages/contacts/ContactPage.tsx') },
+          { path: 'emails/:emailId', lazy: () => import('../pages/emails/EmailPage.tsx') },
           { path: 'webhooks', lazy: () => import('../pages/webhooks/WebhooksPage.tsx') },
           { path: 'webhooks/:endpointId', lazy: () => import('../pages/webhooks/EndpointPage.tsx') },
         ],
