@@ -2,22 +2,14 @@ import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import type { Browser, Page } from 'playwright-core';
 import { Webhook } from 'standardwebhooks';
-import { type Account, createAccount, createProject, uniqueEmail } from '../kit/accounts.ts';
-import { assertAccessible, checkPhoneWidth, ensureDashboardBuilt, launchBrowser, openPage, screenshot, WIDTHS } from '../kit/browser.ts';
+import { createAccount, createProject, uniqueEmail } from '../kit/accounts.ts';
+import { assertAccessible, checkPhoneWidth, ensureDashboardBuilt, launchBrowser, pageAs, screenshot } from '../kit/browser.ts';
 import { client } from '../kit/http.ts';
 import { type Receiver, type Reply, startReceiver } from '../kit/receiver.ts';
 import { startTestServer, type TestServer } from '../kit/server.ts';
 
 /** Two retries 0.4 s apart: three attempts, then `failed`. */
 const SCHEDULE = '0.4,0.4';
-
-/** A page logged in as `account` (its session cookie set for the server). */
-async function loggedIn(browser: Browser, baseURL: string, account: Account, width: number = WIDTHS.desktop): Promise<Page> {
-  const page = await openPage(browser, baseURL, width);
-  const [name, ...value] = account.cookie.split('=');
-  await page.context().addCookies([{ name: name!, value: value.join('='), url: baseURL, httpOnly: true, sameSite: 'Lax' }]);
-  return page;
-}
 
 describe('Dashboard: webhook endpoints', () => {
   let server: TestServer;
@@ -38,7 +30,7 @@ describe('Dashboard: webhook endpoints', () => {
 
   test('an owner adds an endpoint, keeps its secret, reads the log, replays failures, rotates, disables and deletes it; a member only reads', async () => {
     const project = await createProject(server.url);
-    const page = await loggedIn(browser, server.url, project.owner);
+    const page = await pageAs(browser, server.url, project.owner);
     try {
       await page.goto(`/p/${project.id}`);
       await page.getByRole('navigation', { name: 'Project pages' }).getByRole('link', { name: 'Webhooks' }).click();
@@ -161,7 +153,7 @@ describe('Dashboard: webhook endpoints', () => {
       const member = await createAccount(server.url);
       const added = await client(server.url, { cookie: project.owner.cookie }).post(`/projects/${project.id}/members`, { email: member.email, role: 'MEMBER' });
       assert.equal(added.status, 201, added.text);
-      const memberPage = await loggedIn(browser, server.url, member);
+      const memberPage = await pageAs(browser, server.url, member);
       try {
         await memberPage.goto(`/p/${project.id}/webhooks/${endpointId}`);
         await memberPage.getByText('Your role (MEMBER) can read this endpoint and its log.', { exact: false }).waitFor();

@@ -39,6 +39,7 @@ export const router = createBrowserRouter([
           { path: 'emails/:emailId', lazy: () => import('../pages/emails/EmailPage.tsx') },
           { path: 'webhooks', lazy: () => import('../pages/webhooks/WebhooksPage.tsx') },
           { path: 'webhooks/:endpointId', lazy: () => import('../pages/webhooks/EndpointPage.tsx') },
+          { path: 'settings', lazy: () => import('../pages/settings/SettingsPage.tsx') },
         ],
       },
       { path: '*', lazy: () => import('../shell/NotFoundPage.tsx') },

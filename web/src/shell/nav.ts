@@ -5,4 +5,5 @@ export const NAV_ITEMS: { path: string; label: string }[] = [
   { path: 'domains', label: 'Domains' },
   { path: 'keys', label: 'API keys' },
   { path: 'webhooks', label: 'Webhooks' },
+  { path: 'settings', label: 'Settings' },
 ];

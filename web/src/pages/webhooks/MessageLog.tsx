@@ -7,6 +7,7 @@ import { EmptyState } from '../../ui/EmptyState.tsx';
 import { ErrorMessage } from '../../ui/ErrorMessage.tsx';
 import { LoadError } from '../../ui/LoadError.tsx';
 import { Loading } from '../../ui/Loading.tsx';
+import { TableScroll } from '../../ui/TableScroll.tsx';
 import { StatusBadge, type Tone } from '../../ui/StatusBadge.tsx';
 import { fetchMessages, type Message, type MessageStatus, time, webhookKeys } from './webhooks.ts';
 
@@ -25,7 +26,7 @@ const FILTERS = [
 function Attempts({ message }: { message: Message }) {
   if (message.attempts.length === 0) return <Text size="sm">No attempt yet. {message.nextAttemptAt && `The first leaves at ${time(message.nextAttemptAt)}.`}</Text>;
   return (
-    <Table.ScrollContainer minWidth={520}>
+    <TableScroll minWidth={520} label={`Attempts of message ${message.id}`}>
       <Table verticalSpacing="xs" aria-label={`Attempts of message ${message.id}`}>
         <Table.Thead>
           <Table.Tr>
@@ -58,7 +59,7 @@ function Attempts({ message }: { message: Message }) {
           ))}
         </Table.Tbody>
       </Table>
-    </Table.ScrollContainer>
+    </TableScroll>
   );
 }
 
