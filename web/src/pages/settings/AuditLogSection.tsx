@@ -1,5 +1,5 @@
 import { Button, Code, NativeSelect, Table, Text } from '@mantine/core';
-import { useInfiniteQuery } from '@tanstack/react-query';
+import { keepPreviousData, useInfiniteQuery } from '@tanstack/react-query';
 import { useState } from 'react';
 import { api, call } from '../../api/client.ts';
 import { useProject } from '../../shell/project.ts';
@@ -42,6 +42,8 @@ function AuditLog() {
       call(api.GET('/projects/{id}/audit-log', { params: { path: { id: project.id }, query: { action: action || undefined, cursor: pageParam, limit: 25 } } })),
     initialPageParam: undefined as string | undefined,
     getNextPageParam: (page) => (page.hasMore ? (page.cursor ?? undefined) : undefined),
+    // Another filter keeps the rows on screen until its own arrive: no flash of the empty state.
+    placeholderData: keepPreviousData,
   });
   const entries = log.data?.pages.flatMap((p) => p.data) ?? [];
   return (
