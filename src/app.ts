@@ -7,7 +7,7 @@ import { jsonSchemaTransform, jsonSchemaTransformObject, serializerCompiler, typ
 import { requestScope } from './db/db.ts';
 import type { Deps } from './deps.ts';
 import { authPlugin } from './http/auth.ts';
-import { errorHandler, notFoundHandler } from './http/error-handler.ts';
+import { clientErrorHandler, errorHandler, frameworkErrorHandler, notFoundHandler } from './http/error-handler.ts';
 import { idempotencyPlugin } from './http/idempotency.ts';
 import { installInputBoundary } from './http/input.ts';
 import { registerSecurityHeaders } from './http/security-headers.ts';
@@ -28,6 +28,8 @@ export async function buildApp(deps: Deps, options: { api: boolean }): Promise<F
     forceCloseConnections: 'idle',
     return503OnClosing: true,
     routerOptions: { ignoreTrailingSlash: true },
+    frameworkErrors: frameworkErrorHandler,
+    clientErrorHandler,
   }).withTypeProvider<ZodTypeProvider>();
 
   app.setValidatorCompiler(zodValidatorCompiler);

@@ -1,6 +1,9 @@
+import { randomUUID } from 'node:crypto';
+import { STATUS_CODES } from 'node:http';
+import type { Duplex } from 'node:stream';
 import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify';
 import { translateDbError } from '../db/errors.ts';
-import { AppError, type ErrorCode } from '../errors.ts';
+import { AppError, ERRORS, type ErrorCode } from '../errors.ts';
 import { RequestValidationError } from './validation.ts';
 
 /** api.md Errors: the envelope every failure is written in. */
@@ -32,7 +35,11 @@ const FASTIFY_CODES: Record<string, ErrorCode> = {
   FST_REQ_FILE_TOO_LARGE: 'PAYLOAD_TOO_LARGE',
   FST_FILES_LIMIT: 'PAYLOAD_TOO_LARGE',
   FST_INVALID_MULTIPART_CONTENT_TYPE: 'UNSUPPORTED_MEDIA_TYPE',
+  FST_ERR_BAD_URL: 'BAD_REQUEST',
+  FST_ERR_MAX_PARAM_LENGTH: 'BAD_REQUEST',
 };
+
+const clip = (text: string) => (text.length > 300 ? `${text.slice(0, 300)}…` : text);
 
 // busboy's errors for a multipart body cut short or with broken part headers carry no code.
 const MALFORMED_MULTIPART = /unexpected end of (multipart data|form)|malformed part header|boundary not found|multipart: /i;
@@ -53,10 +60,10 @@ export function toAppError(error: unknown): AppError {
   if (fromDb) return fromDb;
   const fastifyError = error as FastifyError;
   const mapped = fastifyError?.code ? FASTIFY_CODES[fastifyError.code] : undefined;
-  if (mapped) return new AppError(mapped, mapped === 'INVALID_JSON' ? {} : { message: fastifyError.message });
+  if (mapped) return new AppError(mapped, mapped === 'INVALID_JSON' ? {} : { message: clip(fastifyError.message) });
   if (error instanceof SyntaxError && (error as FastifyError).statusCode === 400) return new AppError('INVALID_JSON');
   if (typeof fastifyError?.statusCode === 'number' && fastifyError.statusCode >= 400 && fastifyError.statusCode < 500) {
-    return new AppError('BAD_REQUEST', { message: fastifyError.message });
+    return new AppError('BAD_REQUEST', { message: clip(fastifyError.message) });
   }
   return new AppError('INTERNAL_SERVER_ERROR');
 }
@@ -65,6 +72,27 @@ export function errorHandler(error: unknown, request: FastifyRequest, reply: Fas
   const appError = toAppError(error);
   if (appError.statusCode >= 500) request.log.error({ err: error }, 'request failed');
   return sendError(request, reply, appError);
+}
+
+/** Fastify's router errors before any route (a path that is not valid percent-encoding, a too long parameter). */
+export function frameworkErrorHandler(error: FastifyError, request: FastifyRequest, reply: FastifyReply) {
+  return sendError(request, reply, toAppError(error));
+}
+
+/**
+ * Node's HTTP parser errors (headers over 16 KB, a malformed request line, a timeout), answered
+ * on the socket itself (there is no request yet) but in the same envelope.
+ */
+export function clientErrorHandler(error: NodeJS.ErrnoException, socket: Duplex) {
+  if (error.code === 'ECONNRESET' || socket.destroyed || !socket.writable) return socket.destroy();
+  const code: ErrorCode = error.code === 'HPE_HEADER_OVERFLOW' ? 'HEADERS_TOO_LARGE' : error.code === 'ERR_HTTP_REQUEST_TIMEOUT' ? 'REQUEST_TIMEOUT' : 'BAD_REQUEST';
+  const { status, message } = ERRORS[code];
+  const body = JSON.stringify({
+    success: false,
+    error: { code, message: code === 'BAD_REQUEST' ? 'The HTTP request is malformed.' : message, statusCode: status, requestId: `req_${randomUUID().replaceAll('-', '')}` },
+    timestamp: new Date().toISOString(),
+  });
+  socket.end(`HTTP/1.1 ${status} ${STATUS_CODES[status]}\r\nContent-Type: application/json; charset=utf-8\r\nContent-Length: ${Buffer.byteLength(body)}\r\nX-Content-Type-Options: nosniff\r\nCache-Control: no-store\r\nConnection: close\r\n\r\n${body}`);
 }
 
 export function notFoundHandler(request: FastifyRequest, reply: FastifyReply) {
