@@ -1,16 +1,14 @@
-import { randomUUID } from 'node:crypto';
 import { assertBillingAllows } from '../billing/billing.guard.ts';
 import type { Queryable } from '../db/index.ts';
 import { enqueueDelivery } from '../delivery/delivery.jobs.ts';
-import { recipientLinks } from '../delivery/seams.ts';
 import type { Deps } from '../deps.ts';
 import { assertSenderAllowed, signingKeyFor } from '../domains/domains.service.ts';
+import { buildEmailRecord, SUPPRESSION_REASONS } from '../emails/email-record.ts';
 import { findSuppressed, insertEmails, refreshEmailStatistics } from '../emails/emails.queries.ts';
 import { recordEvents } from '../events/events.service.ts';
 import { AppError, badRequest, notFound } from '../errors.ts';
 import type { JobQueue } from '../jobs/queue.ts';
-import { recipientVariables, render, toHeaderLine } from '../rendering/render.ts';
-import { SUPPRESSION_REASONS } from '../send/send.service.ts';
+import { toHeaderLine } from '../rendering/render.ts';
 import { audienceOf } from './audience.ts';
 import * as sending from './campaign-sending.queries.ts';
 import { lockCampaign, setStatus } from './campaigns.queries.ts';
@@ -163,35 +161,22 @@ export async function sendTestEmail(deps: Deps, projectId: string, id: string, t
   const key = await signingKeyFor(deps.db, projectId, row.from_email);
   if (!key) await assertSenderAllowed(deps.db, projectId, row.from_email); // throws the 403
   const contact = await sending.contactByEmail(deps.db, projectId, address);
-  const emailId = randomUUID();
-  const links = contact ? recipientLinks({ config: deps.config, projectId, emailId, contactId: contact.id, contentType: row.type }) : {};
-  const rendered = render({ subject: row.subject, html: row.body }, recipientVariables({ id: contact?.id ?? '', email: address, data: contact?.data ?? {} }, links));
-  await deps.db.transaction(async (tx) => {
-    const suppressed = (await findSuppressed(tx, projectId, [address])).has(address);
-    await insertEmails(tx, projectId, [
-      {
-        id: emailId,
-        contact_id: null,
-        to_address: address,
-        to_name: null,
-        from_address: row.from_email,
-        from_name: row.from_name,
-        reply_to: row.reply_to,
-        subject: toHeaderLine(`[Test] ${rendered.subject}`),
-        html: rendered.html,
-        text_body: rendered.text,
-        headers: {},
-        status: suppressed ? 'SUPPRESSED' : 'QUEUED',
-        source_type: 'CAMPAIGN',
-        campaign_id: null,
-        template_id: null,
-        workflow_id: null,
-        content_type: row.type,
-        message_id: `<${emailId}@${key!.domainName}>`,
-        last_error: suppressed ? SUPPRESSION_REASONS.suppressed : null,
-      },
-    ]);
-    if (!suppressed) await enqueueDelivery(deps.queue, tx);
+  const emailId = await deps.db.transaction(async (tx) => {
+    const { record } = buildEmailRecord(deps.config, {
+      projectId,
+      domainName: key!.domainName,
+      content: { subject: row.subject, html: row.body, from: { email: row.from_email, name: row.from_name }, replyTo: row.reply_to, contentType: row.type },
+      source: { type: 'CAMPAIGN' },
+      to: { address, name: null },
+      contactId: null,
+      renderFor: contact ? { id: contact.id, email: address, data: contact.data } : null,
+      suppressed: (await findSuppressed(tx, projectId, [address])).has(address),
+      subscribed: null,
+      subject: (subject: string) => toHeaderLine(`[Test] ${subject}`),
+    });
+    await insertEmails(tx, projectId, [record]);
+    if (record.status === 'QUEUED') await enqueueDelivery(deps.queue, tx);
+    return record.id;
   });
   return { emailId, to: address };
 }

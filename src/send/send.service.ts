@@ -1,14 +1,12 @@
-import { randomUUID } from 'node:crypto';
 import { assertBillingAllows } from '../billing/billing.guard.ts';
 import { upsertContactsByEmail, type UpsertedContact } from '../contacts/contacts.queries.ts';
 import type { Queryable } from '../db/index.ts';
-import { recipientLinks } from '../delivery/seams.ts';
 import type { Deps } from '../deps.ts';
 import { senderNotVerified, signingDomainsFor } from '../domains/domains.service.ts';
+import { buildEmailRecord } from '../emails/email-record.ts';
 import { findSuppressedPairs, insertAttachments, insertEmails, type NewEmail } from '../emails/emails.queries.ts';
 import { type EventInput, recordEvents, subscriptionEventName } from '../events/events.service.ts';
 import type { AppError } from '../errors.ts';
-import { recipientVariables, render } from '../rendering/render.ts';
 import { invalid, type PreparedSend } from './send-content.ts';
 import { MAX_MESSAGE_BYTES } from './send.schemas.ts';
 
@@ -16,11 +14,7 @@ export type SendResult = { emails: Array<{ contact: { id: string; email: string 
 /** A written send: its answer, and how many of its records wait for delivery. */
 export type WrittenSend = SendResult & { queued: number };
 
-/** Why a record was made SUPPRESSED instead of QUEUED (its `error`, and `data.reason` of email.suppressed). */
-export const SUPPRESSION_REASONS = {
-  suppressed: "The address is on the project's suppression list (a hard bounce, a complaint or added by hand; GET /suppressions says which).",
-  unsubscribed: 'The contact is unsubscribed; MARKETING mail goes only to subscribed contacts.',
-} as const;
+export { SUPPRESSION_REASONS } from '../emails/email-record.ts';
 
 /** The contact keys of a send: two sends naming one contact never share a write (src/db/batcher.ts). */
 export const sendKeys = (send: PreparedSend) => send.input.to.map((recipient) => `${send.projectId} ${recipient.email}`);
@@ -107,41 +101,24 @@ function makeRecords(deps: Deps, send: AllowedSend, contacts: UpsertedContact[],
       changed.add(contact.id);
       events.push({ contactId: contact.id, name: subscriptionEventName(contact.subscribed) });
     }
-    const id = randomUUID();
-    const links = recipientLinks({ config: deps.config, projectId, emailId: id, contactId: contact.id, contentType: content.contentType });
-    const variables = recipientVariables({ id: contact.id, email: contact.email, data: { ...contact.data, ...changes.oneOff } }, links);
-    const rendered = render({ subject: content.subject, html: content.html }, variables);
+    const { record, rendered, event } = buildEmailRecord(deps.config, {
+      projectId,
+      domainName: send.domainName,
+      content: { ...content, headers: input.headers ?? {} },
+      source: { type: 'TRANSACTIONAL', templateId: template?.id ?? null },
+      to: { address: contact.email, name: recipient.name ?? null },
+      contactId: contact.id,
+      renderFor: { id: contact.id, email: contact.email, data: { ...contact.data, ...changes.oneOff } },
+      suppressed: suppressed.has(`${projectId} ${contact.email}`),
+      subscribed: contact.subscribed,
+    });
     const messageBytes = Buffer.byteLength(rendered.html) + Buffer.byteLength(rendered.text) + Math.ceil((attachments.bytes * 4) / 3);
     if (messageBytes > MAX_MESSAGE_BYTES) {
       throw invalid([{ field: 'body', code: 'too_big', message: `The whole message may be at most ${MAX_MESSAGE_BYTES} bytes.` }]);
     }
-    const reason = suppressed.has(`${projectId} ${contact.email}`) ? 'suppressed' : content.contentType === 'MARKETING' && !contact.subscribed ? 'unsubscribed' : null;
-    records.push({
-      id,
-      contact_id: contact.id,
-      to_address: contact.email,
-      to_name: recipient.name ?? null,
-      from_address: content.from.email,
-      from_name: content.from.name,
-      reply_to: content.replyTo,
-      subject: rendered.subject,
-      html: rendered.html,
-      text_body: rendered.text,
-      headers: input.headers ?? {},
-      status: reason ? 'SUPPRESSED' : 'QUEUED',
-      source_type: 'TRANSACTIONAL',
-      campaign_id: null,
-      template_id: template?.id ?? null,
-      workflow_id: null,
-      content_type: content.contentType,
-      // contract §6: <record-id@sending-domain>, the verified domain that signs it.
-      message_id: `<${id}@${send.domainName}>`,
-      last_error: reason && SUPPRESSION_REASONS[reason],
-    });
-    if (reason) {
-      const data = { emailId: id, reason, ...(template ? { templateId: template.id } : {}) };
-      events.push({ contactId: contact.id, name: 'email.suppressed', emailId: id, data });
-    }
+    records.push(record);
+    if (event) events.push(event);
+    const id = record.id;
     answer.push({ contact: { id: contact.id, email: contact.email }, email: id });
   });
   const queued = records.filter((record) => record.status === 'QUEUED').map((record) => record.id);

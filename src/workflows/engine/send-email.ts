@@ -1,12 +1,9 @@
-import { randomUUID } from 'node:crypto';
 import { assertBillingAllows } from '../../billing/billing.guard.ts';
-import { recipientLinks } from '../../delivery/seams.ts';
 import { assertSenderAllowed } from '../../domains/domains.service.ts';
+import { buildEmailRecord } from '../../emails/email-record.ts';
 import { findSuppressed, insertEmails, type NewEmail } from '../../emails/emails.queries.ts';
 import type { Queryable } from '../../db/index.ts';
 import { type EventInput, recordEvents } from '../../events/events.service.ts';
-import { recipientVariables, render } from '../../rendering/render.ts';
-import { SUPPRESSION_REASONS } from '../../send/send.service.ts';
 import type { SendEmailConfig } from '../step-configs.ts';
 import { workflowVariables } from './run-context.ts';
 import type { StepEnv } from './steps.ts';
@@ -34,38 +31,21 @@ export async function sendEmail(env: StepEnv, config: SendEmailConfig): Promise<
   }
   const to = config.to ?? exec.contact_email;
   const suppressed = to === exec.contact_email ? exec.contact_suppressed : (await findSuppressed(tx, projectId, [to])).has(to);
-  const id = randomUUID();
-  const links = recipientLinks({ config: deps.config, projectId, emailId: id, contactId: exec.contact_id, contentType: template.type });
-  const variables = recipientVariables({ id: exec.contact_id, email: exec.contact_email, data: exec.contact_data }, links, workflowVariables(exec, graph));
-  const rendered = render({ subject: template.subject, html: template.body }, variables);
-  const reason = suppressed ? 'suppressed' : template.type === 'MARKETING' && !exec.contact_subscribed ? 'unsubscribed' : null;
-  if (!reason) await assertBillingAllows(tx, projectId, 'WORKFLOW', 1);
-  env.effects.emails.push({
+  const { record, event } = buildEmailRecord(deps.config, {
     projectId,
-    record: {
-      id,
-      contact_id: exec.contact_id,
-      to_address: to,
-      to_name: null,
-      from_address: from,
-      from_name: template.fromName,
-      reply_to: template.replyTo,
-      subject: rendered.subject,
-      html: rendered.html,
-      text_body: rendered.text,
-      headers: {},
-      status: reason ? 'SUPPRESSED' : 'QUEUED',
-      source_type: 'WORKFLOW',
-      campaign_id: null,
-      template_id: template.id,
-      workflow_id: graph.id,
-      content_type: template.type,
-      message_id: `<${id}@${key.domainName}>`,
-      last_error: reason && SUPPRESSION_REASONS[reason],
-    },
-    event: reason ? { contactId: exec.contact_id, name: 'email.suppressed', emailId: id, data: { emailId: id, reason, templateId: template.id, workflowId: graph.id } } : null,
+    domainName: key.domainName,
+    content: { subject: template.subject, html: template.body, from: { email: from, name: template.fromName }, replyTo: template.replyTo, contentType: template.type },
+    source: { type: 'WORKFLOW', templateId: template.id, workflowId: graph.id },
+    to: { address: to, name: null },
+    contactId: exec.contact_id,
+    renderFor: { id: exec.contact_id, email: exec.contact_email, data: exec.contact_data },
+    variables: workflowVariables(exec, graph),
+    suppressed,
+    subscribed: exec.contact_subscribed,
   });
-  return { emailId: id, to, status: reason ? 'SUPPRESSED' : 'QUEUED' };
+  if (record.status === 'QUEUED') await assertBillingAllows(tx, projectId, 'WORKFLOW', 1);
+  env.effects.emails.push({ projectId, record, event });
+  return { emailId: record.id, to, status: record.status };
 }
 
 /** Writes the email records of a transaction's SEND_EMAIL steps: per project one insert and the email.suppressed events. */
