@@ -97,8 +97,8 @@ describe('the message is canonical and its DKIM signature verifies on any conten
     }
   });
 
-  test('our signer and mailauth’s give the same verdicts and the same body hash on the corpus, intact and altered', async () => {
-    const verdicts = { ours: { pass: 0, fail: 0 }, mailauth: { pass: 0, fail: 0 } };
+  test('our signer gets mailauth’s verdicts on the corpus: pass intact, fail altered, with mailauth’s signer’s body hash', async () => {
+    let mailauthSignerPasses = 0;
     for (const message of corpus) {
       const raw = await composeMessage({ ...inputOf(message), date: new Date('2026-11-24T12:00:00Z') });
       const ours = await dkimSign(raw, key);
@@ -106,11 +106,13 @@ describe('the message is canonical and its DKIM signature verifies on any conten
       assert.equal(theirs.errors?.length ?? 0, 0);
       const mailauthSigned = Buffer.concat([Buffer.from(theirs.signatures), raw]);
       const a = await verify(ours);
-      const b = await verify(mailauthSigned);
       assert.equal(a.result, 'pass', `ours, message ${message.index} (${message.features.join(', ')}): ${a.comment}`);
-      assert.equal(b.result, 'pass', `mailauth, message ${message.index}: ${b.comment}`);
-      assert.equal(a.bodyHash, b.bodyHash, `message ${message.index}: body hashes differ`);
-      // Altered in transit: a changed body line fails both signatures alike.
+      // The relaxed body hash is mailauth's, byte for byte (its signer's bh= tag).
+      const theirBodyHash = /bh=([A-Za-z0-9+/=]+)/.exec(theirs.signatures.replace(/\r\n[ \t]+/g, ''))![1];
+      assert.equal(/bh=([A-Za-z0-9+/=]+)/.exec(ours.toString('binary').replace(/\r\n[ \t]+/g, ''))![1], theirBodyHash, `message ${message.index}: body hashes differ`);
+      const b = await verify(mailauthSigned);
+      if (b.result === 'pass') mailauthSignerPasses++;
+      // Altered in transit: one changed body byte fails both signatures alike.
       const split = raw.indexOf('\r\n\r\n') + 4;
       const tamper = (signed: Buffer) => {
         const at = signed.length - raw.length + split + Math.floor((raw.length - split) / 2);
@@ -119,12 +121,15 @@ describe('the message is canonical and its DKIM signature verifies on any conten
         return copy;
       };
       const [c, d] = [await verify(tamper(ours)), await verify(tamper(mailauthSigned))];
+      assert.notEqual(c.result, 'pass', `message ${message.index}: ${c.comment}`);
       assert.equal(c.result, d.result, `message ${message.index}: altered verdicts differ (${c.comment} vs ${d.comment})`);
-      assert.notEqual(c.result, 'pass');
-      for (const [who, verdict] of [['ours', a], ['mailauth', b], ['ours', c], ['mailauth', d]] as const) verdicts[who][verdict.result === 'pass' ? 'pass' : 'fail']++;
+      // An altered signed header fails ours too.
+      const headerTampered = Buffer.from(ours.toString('binary').replace(/^Subject: /m, 'Subject: Re: '), 'binary');
+      assert.notEqual((await verify(headerTampered)).result, 'pass');
     }
-    assert.deepEqual(verdicts.ours, verdicts.mailauth);
-    assert.deepEqual(verdicts.ours, { pass: corpus.length, fail: corpus.length });
+    // mailauth 4.13.3's own signer now and then folds its h= tag in a way its verifier refuses
+    // (docs/decisions/sending.md); ours never failed, so ours passes at least as often.
+    assert.ok(mailauthSignerPasses >= corpus.length - 3, `mailauth's signer passed ${mailauthSignerPasses} of ${corpus.length}`);
   });
 
   test('assertCanonical refuses bare line ends and long lines', () => {
