@@ -1,6 +1,6 @@
 import { Batcher } from '../db/batcher.ts';
 import type { Deps } from '../deps.ts';
-import { claimDue, type ClaimedMessage, type DisabledEndpoint, nextDueAt, type Outcome, recordOutcomes } from './messages.queries.ts';
+import { claimDue, type ClaimedMessage, type DisabledEndpoint, nextDueAt, type Outcome, parkMessages, recordOutcomes } from './messages.queries.ts';
 import { nextRetryAt } from './schedule.ts';
 import { signatureHeader } from './signature.ts';
 import { postDelivery } from './target.ts';
@@ -163,6 +163,7 @@ export class WebhookDelivery {
 
   private async record(items: Outcome[]): Promise<void[]> {
     const disabled = await recordOutcomes(this.deps.db, items, DISABLE_AFTER_DAYS);
+    if (disabled.length) await parkMessages(this.deps.db, disabled);
     if (disabled.length) await this.onDisabled(disabled).catch((error) => this.deps.log.error({ err: error }, 'could not queue the endpoint-disabled mail'));
     return items.map(() => undefined);
   }

@@ -48,13 +48,16 @@ export async function countMessages(db: Queryable, projectId: string, endpointId
   return rows[0]!.total;
 }
 
+/** Due now, or (the endpoint disabled) waiting until it is enabled. */
+const DUE_NOW_IF_ENABLED = `CASE WHEN EXISTS (SELECT 1 FROM webhook_endpoints w WHERE w.project_id = $1 AND w.id = $2 AND w.enabled) THEN now() END`;
+
 /**
  * A new attempt now, whatever the message's status: pending again at the start of the retry
  * schedule. False when the endpoint has no such message.
  */
 export async function replayMessage(db: Queryable, projectId: string, endpointId: string, messageId: string): Promise<boolean> {
   const rows = await db.query(
-    `UPDATE webhook_messages SET status = 'pending', retries = 0, next_attempt_at = now()
+    `UPDATE webhook_messages SET status = 'pending', retries = 0, next_attempt_at = ${DUE_NOW_IF_ENABLED}
      WHERE project_id = $1 AND endpoint_id = $2 AND id = $3 RETURNING id`,
     [projectId, endpointId, messageId],
   );
@@ -65,7 +68,7 @@ export async function replayMessage(db: Queryable, projectId: string, endpointId
 export async function replayWindow(db: Queryable, projectId: string, endpointId: string, since: string, until: string | null): Promise<number> {
   const rows = await db.query<{ count: number }>(
     `WITH again AS (
-       UPDATE webhook_messages SET status = 'pending', retries = 0, next_attempt_at = now()
+       UPDATE webhook_messages SET status = 'pending', retries = 0, next_attempt_at = ${DUE_NOW_IF_ENABLED}
        WHERE project_id = $1 AND endpoint_id = $2 AND status = 'failed'
          AND created_at >= $3::timestamptz AND ($4::timestamptz IS NULL OR created_at < $4::timestamptz)
        RETURNING 1

@@ -27,7 +27,7 @@ export async function fanOut(db: Queryable, projectId: string, eventIds: string[
                'id', ev.id, 'contact', jsonb_build_object('id', ev.contact_id, 'email', ev.email),
                'emailId', ev.email_id, 'campaignId', m.campaign_id, 'workflowId', m.workflow_id, 'templateId', m.template_id))
              || jsonb_build_object('data', ev.data)),
-         now()
+         CASE WHEN w.enabled THEN now() END
        FROM ev
        JOIN webhook_endpoints w ON w.project_id = $1 AND ${MATCHES('ev.name', 'w.events')}
        LEFT JOIN emails m ON m.project_id = $1 AND m.id = ev.email_id
@@ -54,52 +54,57 @@ export type ClaimedMessage = {
 };
 
 /**
- * Claims due messages of enabled endpoints, at most `perEndpoint` minus what this process already
- * has in flight for each (`busy`: endpoint id → count), `limit` in all. The claim moves
- * next_attempt_at to the lease's end and numbers the attempt, so a worker that dies leaves the
- * message due again with the same id. Endpoints are visited in random order, so under a full
- * process no endpoint is always last; SKIP LOCKED lets several workers claim side by side.
+ * Claims due messages, oldest first, at most `perEndpoint` minus what this process already has in
+ * flight for each endpoint (`busy`: endpoint id → count), `limit` in all. One range of the due index
+ * is read (`scan` rows at most), skipping endpoints this process already holds at their cap, so a
+ * slow endpoint's backlog is stepped over, not waited on. The claim moves next_attempt_at to the
+ * lease's end and numbers the attempt, so a worker that dies leaves the message due again with the
+ * same id. SKIP LOCKED lets several workers claim side by side.
  */
 export async function claimDue(
   db: Queryable,
   options: { perEndpoint: number; limit: number; busy: Record<string, number>; leaseSeconds: number },
 ): Promise<ClaimedMessage[]> {
+  const full = Object.entries(options.busy).filter(([, n]) => n >= options.perEndpoint).map(([id]) => id);
   return db.query<ClaimedMessage>(
-    `WITH busy AS (
-       SELECT key::uuid AS endpoint_id, value::int AS n FROM jsonb_each_text($3::jsonb)
-     ), claimed AS (
-       SELECT m.project_id, m.id
-       FROM (SELECT project_id, id FROM webhook_endpoints WHERE enabled ORDER BY random()) w
-       CROSS JOIN LATERAL (
-         SELECT m.project_id, m.id FROM webhook_messages m
-         WHERE m.project_id = w.project_id AND m.endpoint_id = w.id AND m.status = 'pending' AND m.next_attempt_at <= now()
-         ORDER BY m.next_attempt_at
-         LIMIT greatest(0, $1 - coalesce((SELECT n FROM busy WHERE busy.endpoint_id = w.id), 0))
-         FOR UPDATE SKIP LOCKED
-       ) m
+    `WITH cand AS (
+       SELECT m.project_id, m.id, m.endpoint_id, m.next_attempt_at FROM webhook_messages m
+       WHERE m.status = 'pending' AND m.next_attempt_at <= now() AND NOT (m.endpoint_id = ANY($5::uuid[]))
+       ORDER BY m.next_attempt_at
+       LIMIT $6
+       FOR UPDATE SKIP LOCKED
+     ), ranked AS (
+       SELECT c.*, row_number() OVER (PARTITION BY c.endpoint_id ORDER BY c.next_attempt_at, c.id) AS rn FROM cand c
+     ), picked AS (
+       SELECT r.project_id, r.id FROM ranked r
+       JOIN webhook_endpoints w ON w.project_id = r.project_id AND w.id = r.endpoint_id AND w.enabled
+       WHERE r.rn <= $1 - coalesce(($3::jsonb ->> r.endpoint_id::text)::int, 0)
+       ORDER BY r.next_attempt_at
        LIMIT $2
      )
      UPDATE webhook_messages m SET next_attempt_at = now() + make_interval(secs => $4), attempts = m.attempts + 1
-     FROM claimed c, webhook_endpoints w
+     FROM picked c, webhook_endpoints w
      WHERE m.project_id = c.project_id AND m.id = c.id AND w.project_id = m.project_id AND w.id = m.endpoint_id
      RETURNING m.project_id, m.id, m.endpoint_id, m.payload, m.attempts, m.retries, w.url, w.secret,
        CASE WHEN w.previous_secret_until > now() THEN w.previous_secret END AS previous_secret`,
-    [options.perEndpoint, options.limit, JSON.stringify(options.busy), options.leaseSeconds],
+    [options.perEndpoint, options.limit, JSON.stringify(options.busy), options.leaseSeconds, full, options.limit * 2 + options.perEndpoint],
   );
 }
 
-/** The earliest time a message of an enabled endpoint falls due (a lease's end included). */
+/** The earliest time a pending message falls due (a retry, a lease's end); disabled endpoints' have none. */
 export async function nextDueAt(db: Queryable): Promise<Date | undefined> {
-  const rows = await db.query<{ at: Date | null }>(
-    `SELECT min(m.next_attempt_at) AS at FROM webhook_endpoints w
-     CROSS JOIN LATERAL (
-       SELECT next_attempt_at FROM webhook_messages m
-       WHERE m.project_id = w.project_id AND m.endpoint_id = w.id AND m.status = 'pending'
-       ORDER BY next_attempt_at LIMIT 1
-     ) m
-     WHERE w.enabled`,
-  );
+  const rows = await db.query<{ at: Date | null }>("SELECT min(next_attempt_at) AS at FROM webhook_messages WHERE status = 'pending'");
   return rows[0]?.at ? new Date(rows[0].at) : undefined;
+}
+
+/** A disabled endpoint's pending messages wait without a due time (outside the claim's range). */
+export async function parkMessages(db: Queryable, endpoints: Array<{ project_id: string; id: string }>): Promise<void> {
+  await db.query(
+    `UPDATE webhook_messages m SET next_attempt_at = NULL
+     FROM jsonb_to_recordset($1::jsonb) AS e(project_id uuid, id uuid)
+     WHERE m.project_id = e.project_id AND m.endpoint_id = e.id AND m.status = 'pending' AND m.next_attempt_at IS NOT NULL`,
+    [JSON.stringify(endpoints.map(({ project_id, id }) => ({ project_id, id })))],
+  );
 }
 
 /**

@@ -45,15 +45,23 @@ export async function updateEndpoint(
   change: { url?: string; events?: string[]; description?: string | null; enabled?: boolean },
 ): Promise<EndpointRow | undefined> {
   const rows = await db.query<EndpointRow>(
-    `UPDATE webhook_endpoints SET
-       url = coalesce($3, url),
-       events = coalesce($4::text[], events),
-       description = CASE WHEN $5::boolean THEN $6 ELSE description END,
-       enabled = coalesce($7, enabled),
-       disabled_reason = CASE WHEN $7 IS NULL THEN disabled_reason END,
-       failing_since = CASE WHEN $7 IS TRUE AND NOT enabled THEN NULL ELSE failing_since END,
-       updated_at = now()
-     WHERE project_id = $1 AND id = $2 RETURNING ${COLUMNS}`,
+    `WITH updated AS (
+       UPDATE webhook_endpoints SET
+         url = coalesce($3, url),
+         events = coalesce($4::text[], events),
+         description = CASE WHEN $5::boolean THEN $6 ELSE description END,
+         enabled = coalesce($7, enabled),
+         disabled_reason = CASE WHEN $7 IS NULL THEN disabled_reason END,
+         failing_since = CASE WHEN $7 IS TRUE AND NOT enabled THEN NULL ELSE failing_since END,
+         updated_at = now()
+       WHERE project_id = $1 AND id = $2 RETURNING ${COLUMNS}
+     ), messages AS (
+       -- Enabled: the waiting messages are due now. Disabled: they wait without a due time.
+       UPDATE webhook_messages SET next_attempt_at = CASE WHEN $7 THEN now() END
+       WHERE project_id = $1 AND endpoint_id = $2 AND status = 'pending' AND $7 IS NOT NULL
+         AND EXISTS (SELECT 1 FROM updated) AND (next_attempt_at IS NULL) = $7
+     )
+     SELECT * FROM updated`,
     [projectId, id, change.url ?? null, change.events ?? null, change.description !== undefined, change.description ?? null, change.enabled ?? null],
   );
   return rows[0];
