@@ -100,7 +100,7 @@ describe('webhook endpoints refuse private targets (contract §14) at creation a
       const { attempts } = await attemptsOf(project, endpoint.id, i + 1);
       const latest = attempts.sort((a: any, b: any) => Date.parse(b.at) - Date.parse(a.at))[0];
       assert.equal(latest.statusCode, null);
-      assert.match(latest.response, /^Refused: rebind\.example\.test resolves to .* private or loopback address/);
+      assert.match(latest.response, /^Refused: rebind\.example\.test resolves to .* private or loopback address/, `${address}: ${JSON.stringify(attempts)}`);
       assert.ok(latest.response.includes(named), `${address}: ${latest.response}`);
     }
     assert.deepEqual([v4.received.length, v6.received.length], [0, 0]);
