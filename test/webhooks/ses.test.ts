@@ -54,9 +54,12 @@ describe('POST /webhooks/ses (Amazon SNS → SES feedback)', () => {
     return (res.body.data as { name: string; emailId: string | null; data: Record<string, unknown> }[]).filter((e) => e.name !== 'contact.subscribed');
   }
 
+  /** The address's entry on the project's suppression list (GET /suppressions), if any. */
   async function suppression(sent: Sent) {
-    const rows = await server.deps.db.query<{ reason: string }>('SELECT reason FROM suppressions WHERE project_id = $1 AND email = $2', [sent.project.id, sent.to]);
-    return rows[0]?.reason;
+    const res = await sent.project.api.get(`/suppressions?search=${encodeURIComponent(sent.to)}`);
+    assert.equal(res.status, 200, res.text);
+    const entry = res.body.data.find((s: { email: string }) => s.email === sent.to);
+    return entry && { reason: entry.reason as string, emailId: entry.emailId as string | undefined };
   }
 
   const subscribed = async (sent: Sent) => (await sent.project.api.get(`/contacts/${sent.contactId}`)).body.subscribed;
@@ -77,7 +80,7 @@ describe('POST /webhooks/ses (Amazon SNS → SES feedback)', () => {
     assert.equal(bounced.data.emailId, sent.emailId);
     assert.equal(bounced.data.bounceType, 'hard');
     assert.equal(await subscribed(sent), false);
-    assert.equal(await suppression(sent), 'hard_bounce');
+    assert.deepEqual(await suppression(sent), { reason: 'HARD_BOUNCE', emailId: sent.emailId });
   });
 
   test('a transient bounce records email.bounced (soft) only', async () => {
@@ -105,7 +108,7 @@ describe('POST /webhooks/ses (Amazon SNS → SES feedback)', () => {
     assert.deepEqual(events.map((e) => e.name).sort(), ['contact.unsubscribed', 'email.complained']);
     assert.equal(events.find((e) => e.name === 'email.complained')!.emailId, sent.emailId);
     assert.equal(await subscribed(sent), false);
-    assert.equal(await suppression(sent), 'complaint');
+    assert.deepEqual(await suppression(sent), { reason: 'COMPLAINT', emailId: sent.emailId });
   });
 
   test('a delivery: DELIVERED and email.delivered; it never moves a record back (a bounced one stays BOUNCED)', async () => {
