@@ -6,10 +6,13 @@ import { client } from '../kit/http.ts';
 import { prepareEnvironment } from '../kit/server.ts';
 import { buildWorkflow, enable, eventually, type Receiver, startReceiver } from './kit.ts';
 
-const EXECUTIONS = 40;
+const EXECUTIONS = 60;
 const KILLS = 5;
-/** The endpoint answers each call after this long: every kill lands on calls in flight. */
-const ANSWER_MS = 600;
+/**
+ * The endpoint answers each call after this long: every kill lands on calls in flight, and few
+ * executions finish between kills, so there is work left for every kill of the loop.
+ */
+const ANSWER_MS = 2_000;
 
 describe('a worker crash loop delays WEBHOOK steps but fails none (contract §11, issue 15)', () => {
   let receiver: Receiver;
