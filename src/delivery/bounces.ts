@@ -54,7 +54,7 @@ export function classifyRefusal(refusal: SmtpRefusal): Classified {
   if (subject === 2) return { class: 'soft', error, enhanced };
   // No enhanced code, or one that says nothing (5.0.0, 5.1.0, and 5.5.0, which Outlook.com gives
   // its unknown users): only the text tells an unknown user or a full mailbox from a block.
-  if (!match || detail === 0 && (subject === 0 || subject === 1 || subject === 5)) {
+  if (!match || (detail === 0 && (subject === 0 || subject === 1 || subject === 5))) {
     if (UNKNOWN_USER.test(response) && !BLOCK.test(response)) return { class: 'hard', error, enhanced };
     if ((code === 552 && !match) || MAILBOX_FULL.test(response)) return { class: 'soft', error, enhanced };
   }
