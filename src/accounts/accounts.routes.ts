@@ -31,7 +31,7 @@ export const accountsRoutes: FastifyPluginAsyncZod<Deps> = async (app, deps) => 
     '/auth/login',
     { schema: { tags: ['accounts'], summary: 'Log in with email and password', body: loginBody, response: { 200: accountResponse } } },
     async (request, reply) => {
-      const { account, sessionGeneration } = await logIn(deps, request.body.email, request.body.password);
+      const { account, sessionGeneration } = await logIn(deps, request.body.email, request.body.password, request.ip);
       await startSession(reply, account.id, sessionGeneration);
       return account;
     },

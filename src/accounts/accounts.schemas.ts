@@ -1,9 +1,10 @@
 import { z } from 'zod';
+import { newPasswordSchema } from '../auth/password-policy.ts';
 
-/** Contract §2: an email and a password of 8–128 characters. */
+/** Contract §2: an email and a password of 8–128 characters that is not easily guessed. */
 export const credentialsBody = z.object({
   email: z.email().max(254),
-  password: z.string().min(8).max(128),
+  password: newPasswordSchema,
 });
 
 // Login checks the pair, not the password policy: a too-short password is simply wrong (401).

@@ -2,6 +2,7 @@ import { DUMMY_PASSWORD_HASH, hashPassword, verifyPassword } from '../auth/passw
 import type { Deps } from '../deps.ts';
 import { AppError } from '../errors.ts';
 import { findUserById, findUserCredentials, insertUser } from './accounts.queries.ts';
+import { checkLoginAllowed, loginFailed, loginSucceeded, oneAtATime } from './login-throttle.ts';
 
 type AccountDeps = Pick<Deps, 'config' | 'db'>;
 
@@ -21,11 +22,20 @@ export async function signUp(deps: AccountDeps, email: string, password: string)
  * dummy hash), so response time does not tell which accounts exist. Returns the account and the
  * user's session generation, which the new session carries (src/auth/sessions.ts).
  */
-export async function logIn(deps: AccountDeps, email: string, password: string) {
-  const user = await findUserCredentials(deps.db, normalizeEmail(email));
-  const matches = await verifyPassword(password, user?.passwordHash ?? DUMMY_PASSWORD_HASH);
-  if (!user || !matches) throw new AppError('INVALID_CREDENTIALS');
-  return { account: { id: user.id, email: user.email }, sessionGeneration: user.sessionGeneration };
+export async function logIn(deps: AccountDeps, email: string, password: string, address: string) {
+  const normalized = normalizeEmail(email);
+  return oneAtATime(normalized, async () => {
+    // Throttled attempts are refused before the (costly) password check, known email or not.
+    await checkLoginAllowed(deps.db, normalized, address);
+    const user = await findUserCredentials(deps.db, normalized);
+    const matches = await verifyPassword(password, user?.passwordHash ?? DUMMY_PASSWORD_HASH);
+    if (!user || !matches) {
+      await loginFailed(deps.db, normalized, address);
+      throw new AppError('INVALID_CREDENTIALS');
+    }
+    await loginSucceeded(deps.db, normalized, address);
+    return { account: { id: user.id, email: user.email }, sessionGeneration: user.sessionGeneration };
+  });
 }
 
 export async function currentUser(deps: AccountDeps, userId: string) {

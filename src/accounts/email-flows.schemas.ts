@@ -1,11 +1,12 @@
 import { z } from 'zod';
+import { newPasswordSchema } from '../auth/password-policy.ts';
 
 const token = z.string().min(1).max(1000);
 
 export const verifyEmailBody = z.object({ token });
 export const requestResetBody = z.object({ email: z.string().max(254) });
 // The sign-up password policy (contract §2).
-export const resetPasswordBody = z.object({ token, password: z.string().min(8).max(128) });
+export const resetPasswordBody = z.object({ token, password: newPasswordSchema });
 
 export const acceptedResponse = z.object({ success: z.literal(true) });
 export const verifiedResponse = z.object({ id: z.uuid(), email: z.string(), emailVerifiedAt: z.string().nullable() });

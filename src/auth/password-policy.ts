@@ -1,0 +1,39 @@
+import { ZxcvbnFactory } from '@zxcvbn-ts/core';
+import * as common from '@zxcvbn-ts/language-common';
+import * as en from '@zxcvbn-ts/language-en';
+import { z } from 'zod';
+
+/**
+ * The password policy (contract §2 lengths, plus a strength check): zxcvbn's estimate over its
+ * maintained lists of common passwords, names and words, keyboard walks, repeats and dates. A score
+ * below MIN_SCORE (under ~10^6 guesses: `12345678`, `password`, `P@ssw0rd`, eight spaces) is
+ * refused; no composition rules (NIST SP 800-63B §5.1.1.2).
+ */
+export const MIN_SCORE = 2;
+/** zxcvbn's work grows with length; a longer password is judged on its first 64 characters. */
+const CHECKED_LENGTH = 64;
+
+let factory: ZxcvbnFactory | undefined;
+// The dictionaries take a moment to load: once, on the first password set, not at start-up.
+const zxcvbn = () =>
+  (factory ??= new ZxcvbnFactory({ dictionary: { ...common.dictionary, ...en.dictionary }, graphs: common.adjacencyGraphs, translations: en.translations, maxLength: CHECKED_LENGTH }));
+
+/** Why `password` is too weak, or undefined. `context` (the email) counts as guessable too. */
+export function weakPasswordReason(password: string, context: string[] = []): string | undefined {
+  const result = zxcvbn().check(password, context);
+  if (result.score >= MIN_SCORE) return undefined;
+  const hint = [result.feedback.warning, ...result.feedback.suggestions].filter(Boolean).join(' ');
+  return `This password is too easy to guess${hint ? `: ${hint}` : '.'}`;
+}
+
+/** A new password: 8–128 characters and not among the easily guessed. */
+export const newPasswordSchema = z
+  .string()
+  .min(8)
+  .max(128)
+  .superRefine((password, context) => {
+    // A password of the wrong length already has its issue.
+    if (password.length < 8 || password.length > 128) return;
+    const reason = weakPasswordReason(password);
+    if (reason) context.addIssue({ code: 'custom', message: reason, params: { code: 'weak_password' } });
+  });
