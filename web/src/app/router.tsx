@@ -37,6 +37,7 @@ export const router = createBrowserRouter([
           { path: 'contacts/fields', lazy: () => import('../pages/contacts/FieldsPage.tsx') },
           { path: 'contacts/:contactId', lazy: () => import('../pages/contacts/ContactPage.tsx') },
           { path: 'emails/:emailId', lazy: () => import('../pages/emails/EmailPage.tsx') },
+          { path: 'activity', lazy: () => import('../pages/activity/ActivityPage.tsx') },
           { path: 'webhooks', lazy: () => import('../pages/webhooks/WebhooksPage.tsx') },
           { path: 'webhooks/:endpointId', lazy: () => import('../pages/webhooks/EndpointPage.tsx') },
           { path: 'settings', lazy: () => import('../pages/settings/SettingsPage.tsx') },
