@@ -2832,6 +2832,8 @@ export interface paths {
                             messageId: string | null;
                             openedAt: string | null;
                             opens: number;
+                            /** @description Times the message was sent again, with the same Message-ID, after a hand-off whose answer never came (contract §6) */
+                            resends: number;
                             sentAt: string | null;
                             /** @enum {string} */
                             sourceType: "TRANSACTIONAL" | "CAMPAIGN" | "WORKFLOW";
