@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import { type Context as LiquidContext, type Emitter, Context, Liquid, Tag, type Template, toValue, toValueSync } from 'liquidjs';
+import { type Context as LiquidContext, type Emitter, Context, filters, Liquid, Tag, type Template, toValue, toValueSync } from 'liquidjs';
 import { AppError } from '../errors.ts';
 import { FALLBACK_FILTER, isMissing, originalPosition, type Rewritten, rewriteFallbacks } from './fallback.ts';
 import { LruCache } from './lru.ts';
@@ -36,10 +36,41 @@ class RefusedTag extends Tag {
   render(): void {}
 }
 
+/**
+ * A variable's escaped output in an HTML body. It stays marked until the emitter writes it, so the
+ * emitter knows a value came from a variable (not from the template's own text, not `| raw`). Not a
+ * liquidjs Drop: liquidjs unwraps those before writing.
+ */
+class EscapedOutput {
+  constructor(readonly html: string) {}
+  // Any other emitter (capture, tablerow) stringifies it: the escaped text.
+  toString(): string {
+    return this.html;
+  }
+}
+
+/** Schemes a variable may put at the start of an href or src (others could run script or reach files). */
+const SAFE_SCHEMES = new Set(['http', 'https', 'mailto', 'tel']);
+// The rendered text just before a value that starts a URL attribute's value.
+const URL_ATTRIBUTE_START = /\s(?:href|src|action|formaction|background|poster)\s*=\s*["']?\s*$/i;
+
+/** `#` for a URL whose scheme is not http, https, mailto or tel; relative URLs stay as they are. */
+export function safeUrl(escaped: string): string {
+  // Browsers drop ASCII whitespace and control characters inside a scheme (`java\tscript:`).
+  const scheme = /^([a-z][a-z0-9+.-]*):/i.exec(escaped.replace(/[\u0000-\u0020]/g, ''));
+  return scheme && !SAFE_SCHEMES.has(scheme[1]!.toLowerCase()) ? '#' : escaped;
+}
+
 function createEngine(mode: Mode): Liquid {
   const engine = new Liquid({
     // HTML bodies escape every value (`{{ x | raw }}` opts out); subjects are plain text.
-    outputEscape: mode === 'html' ? 'escape' : undefined,
+    outputEscape:
+      mode === 'html'
+        ? function (this: unknown, value: unknown) {
+            // liquidjs writes whatever outputEscape returns; its type says string.
+            return new EscapedOutput((filters.escape as (this: unknown, value: unknown) => string).call(this, value)) as unknown as string;
+          }
+        : undefined,
     strictVariables: false,
     strictFilters: true,
     ownPropertyOnly: true,
@@ -126,12 +157,23 @@ export function compile(source: string, mode: Mode, field?: string): CompiledTem
 
 class OutputTooLarge extends Error {}
 
-/** liquidjs's own SimpleEmitter, with a ceiling: the output stops growing at `max` characters. */
+/**
+ * liquidjs's own SimpleEmitter, with a ceiling (the output stops growing at `max` characters) and
+ * the URL rule of contract §5: a variable's value that starts an href or src keeps its URL only for
+ * http, https, mailto and tel; any other scheme (javascript:, data:, vbscript:…) becomes `#`.
+ * `{{ url | raw }}` opts out, as it does for escaping.
+ */
 class BoundedEmitter implements Emitter {
   buffer = '';
+  /** The last characters written, kept apart: slicing `buffer` itself would flatten it on every write. */
+  private tail = '';
   constructor(private readonly max: number) {}
   write(html: unknown): void {
-    this.buffer += stringify(html);
+    let text: string;
+    if (html instanceof EscapedOutput) text = URL_ATTRIBUTE_START.test(this.tail) ? safeUrl(html.html) : html.html;
+    else text = stringify(html);
+    this.buffer += text;
+    this.tail = text.length >= 64 ? text.slice(-64) : (this.tail + text).slice(-64);
     if (this.buffer.length > this.max) throw new OutputTooLarge(`the output is longer than ${this.max} characters`);
   }
 }
