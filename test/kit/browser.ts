@@ -54,7 +54,7 @@ export function launchBrowser(): Promise<Browser> {
 export async function openPage(browser: Browser, baseURL: string, width: number = WIDTHS.desktop): Promise<Page> {
   const context = await browser.newContext({ baseURL, viewport: { width, height: width < 600 ? 844 : 900 }, reducedMotion: 'reduce' });
   await context.grantPermissions(['clipboard-read', 'clipboard-write'], { origin: baseURL });
-  context.setDefaultTimeout(20_000);
+  context.setDefaultTimeout(30_000);
   return context.newPage();
 }
 
