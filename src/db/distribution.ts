@@ -68,7 +68,7 @@ export async function distributeForCitus(db: Db): Promise<string[]> {
     const done: string[] = [];
     for (const plan of plans) {
       if (plan.kind === 'reference') await tx.query('SELECT create_reference_table($1::regclass)', [plan.name]);
-      else if (plan.kind === 'coordinator') await addToCoordinator(tx, plan.name);
+      else if (plan.kind === 'coordinator') await tx.query('SELECT citus_add_local_table_to_metadata($1::regclass)', [plan.name]);
       else await tx.query("SELECT create_distributed_table($1::regclass, 'project_id', colocate_with => $2)", [plan.name, plan.name === COLOCATION_ANCHOR ? 'default' : COLOCATION_ANCHOR]);
       done.push(plan.name);
     }
@@ -84,18 +84,12 @@ export async function distributeForCitus(db: Db): Promise<string[]> {
 
 const quote = (identifier: string) => `"${identifier.replaceAll('"', '""')}"`;
 
-/** A table referencing a reference table may already have been made a Citus local table by Citus. */
-async function addToCoordinator(tx: Queryable, name: string): Promise<void> {
-  const [managed] = await tx.query('SELECT 1 FROM pg_dist_partition WHERE logicalrelid = $1::regclass', [name]);
-  if (!managed) await tx.query('SELECT citus_add_local_table_to_metadata($1::regclass, cascade_via_foreign_keys => false)', [name]);
-}
-
 async function pendingTables(tx: Queryable): Promise<TablePlan[]> {
   const tables = await tx.query<{ name: string; pk_has_project: boolean; managed: boolean }>(
     `SELECT c.relname AS name,
             EXISTS (SELECT 1 FROM pg_constraint k JOIN pg_attribute a ON a.attrelid = k.conrelid AND a.attnum = ANY (k.conkey)
                      WHERE k.conrelid = c.oid AND k.contype = 'p' AND a.attname = 'project_id') AS pk_has_project,
-            EXISTS (SELECT 1 FROM pg_dist_partition p WHERE p.logicalrelid = c.oid AND p.partmethod <> 'n') AS managed
+            EXISTS (SELECT 1 FROM pg_dist_partition p WHERE p.logicalrelid = c.oid) AS managed
        FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace
       WHERE n.nspname = 'public' AND c.relkind IN ('r', 'p') AND NOT c.relispartition`,
   );

@@ -86,7 +86,8 @@ export async function findDueDomains(db: Queryable, olderThanSeconds: number, li
  * - `pass` → verified, unless another project has the name verified; when several projects pass
  *   in one batch, the earliest-created wins (domains_verified_domain_key allows one);
  * - `unknown` (timeout, SERVFAIL) → status kept.
- * Every checked domain gets last_checked_at. verified_at is when it last became verified.
+ * Every checked domain gets last_checked_at. verified_at is when it last became verified. The time
+ * comes from the `clock` CTE: Citus refuses now() inside CASE in a statement that writes.
  */
 export async function applyCheckOutcomes(db: Queryable, results: Array<{ projectId: string; id: string; result: CheckOutcome }>): Promise<DomainRow[]> {
   if (results.length === 0) return [];
@@ -94,6 +95,8 @@ export async function applyCheckOutcomes(db: Queryable, results: Array<{ project
   return db.query<DomainRow>(
     `WITH checked AS (
        SELECT * FROM jsonb_to_recordset($1::jsonb) AS c("projectId" uuid, id uuid, outcome text, checks jsonb)
+     ), clock AS MATERIALIZED (
+       SELECT now() AS now
      ), seen AS (
        SELECT d.project_id, d.id, d.domain, d.status, d.created_at, c.outcome, c.checks
          FROM domains d JOIN checked c ON c."projectId" = d.project_id AND c.id = d.id
@@ -109,11 +112,11 @@ export async function applyCheckOutcomes(db: Queryable, results: Array<{ project
      )
      UPDATE domains d SET
        status = CASE WHEN s.outcome = 'fail' THEN 'pending' WHEN p.id IS NOT NULL THEN 'verified' ELSE d.status END,
-       verified_at = CASE WHEN s.outcome = 'fail' THEN NULL WHEN p.id IS NOT NULL THEN now() ELSE d.verified_at END,
-       last_checked_at = now(),
+       verified_at = CASE WHEN s.outcome = 'fail' THEN NULL WHEN p.id IS NOT NULL THEN clock.now ELSE d.verified_at END,
+       last_checked_at = clock.now,
        -- A record whose lookup got no answer keeps what the previous check found.
        record_checks = coalesce(d.record_checks, '{}'::jsonb) || s.checks
-     FROM seen s LEFT JOIN promoted p ON p.project_id = s.project_id AND p.id = s.id
+     FROM seen s LEFT JOIN promoted p ON p.project_id = s.project_id AND p.id = s.id CROSS JOIN clock
      WHERE d.project_id = s.project_id AND d.id = s.id
      RETURNING ${publicColumns('d')}`,
     [JSON.stringify(outcomes)],

@@ -42,7 +42,7 @@ type AllowedSend = PreparedSend & { domainName: string };
 
 async function writeAllowed(deps: Deps, tx: Queryable, sends: AllowedSend[]): Promise<WrittenSend[]> {
   if (sends.length === 0) return [];
-  const contacts = await upsertRecipients(tx, sends);
+  const contacts = await upsertRecipients(tx, sends, deps.config.databaseDistribution === 'citus');
   const suppressed = await findSuppressedPairs(tx, sends.flatMap((send) => send.input.to.map((recipient) => ({ projectId: send.projectId, email: recipient.email }))));
   const records = new Map<string, NewEmail[]>();
   const events = new Map<string, EventInput[]>();
@@ -69,14 +69,15 @@ async function writeAllowed(deps: Deps, tx: Queryable, sends: AllowedSend[]): Pr
  * Every recipient's contact, per send in `to` order. Sends are grouped by what their upsert binds
  * once (`subscribed`, the keys to unset); an address listed twice in one request is upserted once.
  */
-async function upsertRecipients(tx: Queryable, sends: PreparedSend[]): Promise<UpsertedContact[][]> {
+async function upsertRecipients(tx: Queryable, sends: PreparedSend[], oneProject: boolean): Promise<UpsertedContact[][]> {
   const byContact = new Map<string, UpsertedContact>();
   const groups = new Map<string, PreparedSend[]>();
-  for (const send of sends) append(groups, JSON.stringify([send.input.subscribed ?? null, send.changes.unset]), [send]);
+  // On Citus, one statement per project too (its row locks must name the project).
+  for (const send of sends) append(groups, JSON.stringify([send.input.subscribed ?? null, send.changes.unset, oneProject ? send.projectId : null]), [send]);
   for (const group of groups.values()) {
     const rows = group.flatMap((send) => [...new Set(send.input.to.map((r) => r.email))].map((email) => ({ projectId: send.projectId, email, set: send.changes.set })));
     const shared = { subscribed: group[0]!.input.subscribed ?? null, subscribedWhenNew: false, unset: group[0]!.changes.unset };
-    const upserted = await upsertContactsByEmail(tx, rows, shared);
+    const upserted = await upsertContactsByEmail(tx, rows, shared, { oneProject });
     rows.forEach((row, i) => byContact.set(`${row.projectId} ${row.email}`, upserted[i]!));
   }
   return sends.map((send) => send.input.to.map((recipient) => byContact.get(`${send.projectId} ${recipient.email}`)!));
