@@ -40,6 +40,7 @@ export const router = createBrowserRouter([
           { path: 'activity', lazy: () => import('../pages/activity/ActivityPage.tsx') },
           { path: 'webhooks', lazy: () => import('../pages/webhooks/WebhooksPage.tsx') },
           { path: 'webhooks/:endpointId', lazy: () => import('../pages/webhooks/EndpointPage.tsx') },
+          { path: 'analytics', lazy: () => import('../pages/analytics/AnalyticsPage.tsx') },
           { path: 'settings', lazy: () => import('../pages/settings/SettingsPage.tsx') },
         ],
       },

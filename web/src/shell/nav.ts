@@ -3,6 +3,7 @@ export const NAV_ITEMS: { path: string; label: string }[] = [
   { path: '', label: 'Get started' },
   { path: 'contacts', label: 'Contacts' },
   { path: 'activity', label: 'Activity' },
+  { path: 'analytics', label: 'Analytics' },
   { path: 'domains', label: 'Domains' },
   { path: 'keys', label: 'API keys' },
   { path: 'webhooks', label: 'Webhooks' },

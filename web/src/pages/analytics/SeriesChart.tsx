@@ -1,0 +1,89 @@
+import '@mantine/charts/styles.css';
+import { LineChart } from '@mantine/charts';
+import { Button, Group, Paper, SimpleGrid, Stack, Table, Text, Title } from '@mantine/core';
+import { useDisclosure } from '@mantine/hooks';
+import { TableScroll } from '../../ui/TableScroll.tsx';
+import { rate, SERIES } from './analytics.ts';
+
+type Metrics = Record<(typeof SERIES)[number]['name'], number>;
+type Series = {
+  interval: 'hour' | 'day';
+  tz: string;
+  upTo: string | null;
+  totals: Metrics;
+  rates: { delivery: number | null; open: number | null; click: number | null; bounce: number | null };
+  data: (Metrics & { label: string })[];
+};
+
+const RATE_OF: Partial<Record<(typeof SERIES)[number]['name'], keyof Series['rates']>> = { delivered: 'delivery', opened: 'open', clicked: 'click', bounced: 'bounce' };
+
+/** Totals with their rates, the chart over time, and the same figures as a table for screen readers. */
+export function SeriesChart({ series }: { series: Series }) {
+  const [tableShown, table] = useDisclosure(false);
+  const data = series.data.map((point) => ({ ...point, label: series.interval === 'day' ? point.label : point.label.slice(11) }));
+  return (
+    <Paper withBorder p="md" radius="md" component="section" aria-labelledby="series-title">
+      <Stack gap="md">
+        <Group justify="space-between" gap="xs">
+          <Title order={2} size="h4" id="series-title">
+            Email activity
+          </Title>
+          <Text size="xs" c="dimmed">
+            {series.interval === 'day' ? 'Per day' : 'Per hour'} in {series.tz}
+            {series.upTo && ` · counted up to ${new Date(series.upTo).toLocaleTimeString()}`}
+          </Text>
+        </Group>
+        <SimpleGrid cols={{ base: 2, xs: 3, sm: 5 }} spacing="xs">
+          {SERIES.map((s) => {
+            const key = RATE_OF[s.name];
+            return (
+              <Paper key={s.name} withBorder p="xs" radius="sm" aria-label={`${s.label}: ${series.totals[s.name]}`} role="group">
+                <Text size="xs" c="dimmed">
+                  {s.label}
+                </Text>
+                <Text fw={700} size="xl">
+                  {series.totals[s.name].toLocaleString()}
+                </Text>
+                {key && (
+                  <Text size="xs" c="dimmed">
+                    {rate(series.rates[key])}
+                  </Text>
+                )}
+              </Paper>
+            );
+          })}
+        </SimpleGrid>
+        <figure aria-label="Chart of the email activity over time; the same figures are in the table below it" style={{ margin: 0 }}>
+          <LineChart h={280} data={data} dataKey="label" series={SERIES.map((s) => ({ name: s.name, label: s.label, color: s.color }))} curveType="linear" withLegend legendProps={{ verticalAlign: 'bottom' }} withDots={data.length < 40} tickLine="y" />
+        </figure>
+        <Button variant="default" size="xs" onClick={table.toggle} aria-expanded={tableShown} style={{ alignSelf: 'flex-start' }}>
+          {tableShown ? 'Hide the figures' : 'Show the figures as a table'}
+        </Button>
+        {tableShown && (
+          <TableScroll minWidth={520} label="Email activity figures">
+            <Table verticalSpacing={4} aria-label="Email activity figures" striped>
+              <Table.Thead>
+                <Table.Tr>
+                  <Table.Th>{series.interval === 'day' ? 'Day' : 'Hour'}</Table.Th>
+                  {SERIES.map((s) => (
+                    <Table.Th key={s.name}>{s.label}</Table.Th>
+                  ))}
+                </Table.Tr>
+              </Table.Thead>
+              <Table.Tbody>
+                {series.data.map((point) => (
+                  <Table.Tr key={point.label}>
+                    <Table.Td>{point.label.replace('T', ' ')}</Table.Td>
+                    {SERIES.map((s) => (
+                      <Table.Td key={s.name}>{point[s.name]}</Table.Td>
+                    ))}
+                  </Table.Tr>
+                ))}
+              </Table.Tbody>
+            </Table>
+          </TableScroll>
+        )}
+      </Stack>
+    </Paper>
+  );
+}
