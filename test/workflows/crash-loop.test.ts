@@ -47,20 +47,20 @@ describe('a worker crash loop delays WEBHOOK steps but fails none (contract §11
     }
     await eventually('every execution started', async () => (await project.api.get(`/workflows/${flow.id}/executions?limit=1`)).body.total === EXECUTIONS, 30_000, 50);
 
+    let callsAtKills = 0;
     for (let kill = 0; kill < KILLS; kill++) {
-      const before = receiver.requests.length;
-      // A few calls in, so each kill lands while calls are out.
-      await eventually(`calls before kill ${kill + 1}`, async () => receiver.requests.length >= before + 3, 60_000, 10).catch((error: Error) => {
-        throw new Error(`${error.message}\n${deployment!.output().slice(-4000)}`);
-      });
+      // A few seconds after the worker is ready: calls are out (each takes 2 s), none answered yet.
+      await new Promise((resolve) => setTimeout(resolve, 4_000));
       await deployment.signalWorker('SIGKILL', () => receiver.requests.length);
+      callsAtKills = receiver.requests.length;
       await deployment.restartWorker();
     }
+    assert.ok(callsAtKills > 0, 'calls were made during the crash loop');
     const api = client(deployment.apiUrl(), { key: project.secretKey });
     await eventually(
       'every execution COMPLETED',
       async () => (await api.get(`/workflows/${flow.id}/executions?status=COMPLETED&limit=1`)).body.total === EXECUTIONS,
-      90_000,
+      120_000,
       250,
     ).catch(async (error: Error) => {
       const res = await api.get(`/workflows/${flow.id}/executions?limit=100`);
@@ -91,7 +91,8 @@ describe('a worker crash loop delays WEBHOOK steps but fails none (contract §11
     }
     // Only calls in flight at a kill are made again: the engine runs at most 8 calls at once.
     assert.ok(repeats <= KILLS * 8, `${repeats} repeated calls for ${KILLS} kills`);
-    assert.ok(attemptsWithoutCall <= KILLS, `${attemptsWithoutCall} attempts without a call`);
+    // An attempt without a call: a kill between a call's commit and its request (at most the 8 calls at once, per kill).
+    assert.ok(attemptsWithoutCall <= KILLS * 8, `${attemptsWithoutCall} attempts without a call`);
     assert.equal(receiver.requests.length, EXECUTIONS + repeats);
   });
 });
