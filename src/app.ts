@@ -9,7 +9,8 @@ import type { Deps } from './deps.ts';
 import { authPlugin } from './http/auth.ts';
 import { clientErrorHandler, errorHandler, frameworkErrorHandler, notFoundHandler } from './http/error-handler.ts';
 import { idempotencyPlugin } from './http/idempotency.ts';
-import { installInputBoundary } from './http/input.ts';
+import { installInputBoundary, MAX_JSON_DEPTH, MAX_PARAMETER_LENGTH, MAX_REPORTED_ISSUES } from './http/input.ts';
+import { MAX_DEPTH, MAX_FILTERS, MAX_VALUE_LENGTH } from './conditions/validate.ts';
 import { registerSecurityHeaders } from './http/security-headers.ts';
 import { rateLimitPlugin } from './http/rate-limit.ts';
 import { zodValidatorCompiler } from './http/validation.ts';
@@ -20,6 +21,18 @@ import { opsRoutes } from './ops/ops.routes.ts';
  * Builds the HTTP application. A worker-only process (ROLE=worker) serves just the operations
  * routes, so it can still be health-checked.
  */
+
+/** The limits every route enforces (src/http/input.ts, src/conditions/validate.ts), said where clients read the API. */
+const API_DESCRIPTION = [
+  'Transactional email, events, contacts, campaigns, segments and workflows.',
+  '',
+  'Limits on every route: a NUL or an unpaired UTF-16 surrogate in any string of a body, query or path is a 422 naming the field;',
+  `JSON nested deeper than ${MAX_JSON_DEPTH} levels is a 400; query and path values are at most ${MAX_PARAMETER_LENGTH} characters; bodies at most 1 MB;`,
+  `a cut multipart body is a 400; a validation answer lists at most ${MAX_REPORTED_ISSUES} issues.`,
+  `Condition trees: at most ${MAX_FILTERS} filters and ${MAX_DEPTH} levels, filter values of at most ${MAX_VALUE_LENGTH} characters.`,
+  'On PostgreSQL a statement of an API request is cancelled after 10 s (503).',
+].join('\n');
+
 export async function buildApp(deps: Deps, options: { api: boolean }): Promise<FastifyInstance> {
   const app = Fastify({
     loggerInstance: deps.log,
@@ -50,7 +63,7 @@ export async function buildApp(deps: Deps, options: { api: boolean }): Promise<F
   await app.register(cookie);
   await app.register(swagger, {
     openapi: {
-      info: { title: 'Mailroom API', version: '1.0.0', description: 'Transactional email, events, contacts, campaigns, segments and workflows.' },
+      info: { title: 'Mailroom API', version: '1.0.0', description: API_DESCRIPTION },
       servers: [{ url: deps.config.publicUrl }],
       components: {
         securitySchemes: {

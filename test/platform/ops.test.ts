@@ -48,6 +48,9 @@ describe('operations endpoints', () => {
     assert.equal(spec.status, 200);
     assert.equal(spec.body.openapi, '3.0.3');
     assert.ok(spec.body.paths['/config'], 'GET /config is documented');
+    // The input limits are said where clients read the API, with the values the server enforces.
+    assert.match(spec.body.info.description, /nested deeper than 32 levels/);
+    assert.match(spec.body.info.description, /at most 100 filters and 5 levels, filter values of at most 1000 characters/);
     const docs = await fetch(`${server.url}/docs/`);
     assert.equal(docs.status, 200);
     assert.match(await docs.text(), /swagger/i);
