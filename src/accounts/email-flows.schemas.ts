@@ -4,7 +4,8 @@ import { newPasswordSchema } from '../auth/password-policy.ts';
 const token = z.string().min(1).max(1000);
 
 export const verifyEmailBody = z.object({ token });
-export const requestResetBody = z.object({ email: z.string().max(254) });
+// A malformed address is a 422 naming the field (a typo is shown to the user, not answered 202 and mailed to no one).
+export const requestResetBody = z.object({ email: z.email().max(254) });
 // The sign-up password policy (contract §2).
 export const resetPasswordBody = z.object({ token, password: newPasswordSchema });
 

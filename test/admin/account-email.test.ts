@@ -80,6 +80,9 @@ describe('Email verification, password reset and OAuth configuration (api.md Acc
     const account = await createAccount(server.url, uniqueEmail('tokens'));
     const unknown = uniqueEmail('nobody');
     assert.equal((await http().post('/auth/request-password-reset', { email: unknown })).status, 202);
+    const malformed = await http().post('/auth/request-password-reset', { email: '' });
+    assert.equal(malformed.status, 422, 'an empty address is refused, not mailed to no one');
+    assert.deepEqual(malformed.body.error.errors.map((e: any) => [e.field, e.code]), [['email', 'invalid_string']]);
     await http().post('/auth/request-password-reset', { email: account.email });
     const older = tokenIn(await mailTo(account.email, 1));
     await http().post('/auth/request-password-reset', { email: account.email });

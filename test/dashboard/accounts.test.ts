@@ -113,6 +113,8 @@ describe('Dashboard: sign up, project, log out and in, password reset, address c
       await page.getByRole('alert').getByText('The email or password is incorrect.').waitFor();
 
       await page.getByRole('link', { name: 'Forgot your password?' }).click();
+      // The page is a lazily loaded chunk: until it shows, 'Email' is still the log-in form's field.
+      await page.getByRole('button', { name: 'Send the link' }).waitFor();
       await page.getByLabel('Email').fill(email);
       await page.getByRole('button', { name: 'Send the link' }).click();
       await page.getByText('Check your inbox').waitFor();

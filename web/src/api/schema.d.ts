@@ -747,6 +747,7 @@ export interface paths {
             requestBody: {
                 content: {
                     "application/json": {
+                        /** Format: email */
                         email: string;
                     };
                 };
