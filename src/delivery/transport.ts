@@ -21,11 +21,6 @@ export type Outcome =
   | { kind: 'failed' | 'retry'; error: string };
 
 export interface Transport {
-  /**
-   * True when handing the same record over twice has the effect of once: then a hand-off that a
-   * dead worker left unfinished is simply done again (docs/decisions/sending.md).
-   */
-  readonly idempotent: boolean;
   deliver(message: HandOff): Promise<Outcome>;
   close(): void;
 }
@@ -36,7 +31,6 @@ export interface Transport {
  * of the same record after a crash replaces the file instead of adding one.
  */
 export class OutboxTransport implements Transport {
-  readonly idempotent = true;
   private ready: Promise<unknown> | undefined;
   constructor(private readonly dir: string) {}
 
@@ -58,7 +52,6 @@ export const SMTP_CONNECTIONS = 20;
 
 /** A pooled SMTP transport to SMTP_URL; one envelope recipient per message. */
 export class SmtpTransport implements Transport {
-  readonly idempotent = false;
   private readonly transporter: nodemailer.Transporter;
 
   constructor(url: string) {

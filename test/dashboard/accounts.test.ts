@@ -1,23 +1,20 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
-import type { Browser, Page } from 'playwright-core';
+import type { Page } from 'playwright-core';
 import { uniqueEmail } from '../kit/accounts.ts';
-import { assertAccessible, checkPhoneWidth, ensureDashboardBuilt, launchBrowser, openPage, screenshot } from '../kit/browser.ts';
+import { assertAccessible, checkPhoneWidth, openPage, screenshot, useDashboardBrowser } from '../kit/browser.ts';
 import { startTestServer, type TestServer } from '../kit/server.ts';
 import { type SinkMessage, type SmtpSink, startSmtpSink } from '../kit/smtp.ts';
 
 describe('Dashboard: sign up, project, log out and in, password reset, address confirmation', () => {
   let server: TestServer;
   let sink: SmtpSink;
-  let browser: Browser;
+  const ui = useDashboardBrowser();
   before(async () => {
-    await ensureDashboardBuilt();
     sink = await startSmtpSink();
     server = await startTestServer({ SMTP_URL: sink.url });
-    browser = await launchBrowser();
   });
   after(async () => {
-    await browser?.close();
     await server?.close();
     await sink?.close();
   });
@@ -40,7 +37,7 @@ describe('Dashboard: sign up, project, log out and in, password reset, address c
 
   test('a new user signs up, creates a project, logs out, resets the password and logs in again', async () => {
     const email = uniqueEmail('ada');
-    const page = await openPage(browser, server.url);
+    const page = await openPage(ui.browser, server.url);
     try {
       // GET / while logged out lands on the log-in page.
       await page.goto('/');
@@ -135,7 +132,7 @@ describe('Dashboard: sign up, project, log out and in, password reset, address c
       await page.getByRole('combobox', { name: 'Project' }).waitFor();
       assert.equal(await page.getByRole('combobox', { name: 'Project' }).inputValue(), 'Fjord Coffee — 北欧');
 
-      await checkPhoneWidth(browser, server.url, page, projectPath, 'get-started', (p: Page) => p.getByRole('heading', { name: 'Get started' }).waitFor());
+      await checkPhoneWidth(ui.browser, server.url, page, projectPath, 'get-started', (p: Page) => p.getByRole('heading', { name: 'Get started' }).waitFor());
     } finally {
       await page.context().close();
     }

@@ -1,7 +1,6 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
-import type { Browser } from 'playwright-core';
-import { assertAccessible, checkPhoneWidth, ensureDashboardBuilt, launchBrowser, pageAs, screenshot } from '../kit/browser.ts';
+import { assertAccessible, checkPhoneWidth, pageAs, screenshot, useDashboardBrowser } from '../kit/browser.ts';
 import type { DnsServer } from '../kit/dns.ts';
 import { projectWithSender } from '../kit/domains.ts';
 import { startTestServerWithDns, type TestServer } from '../kit/server.ts';
@@ -9,14 +8,11 @@ import { startTestServerWithDns, type TestServer } from '../kit/server.ts';
 describe('Dashboard: the activity feed', () => {
   let server: TestServer;
   let dns: DnsServer;
-  let browser: Browser;
+  const ui = useDashboardBrowser();
   before(async () => {
-    await ensureDashboardBuilt();
     ({ server, dns } = await startTestServerWithDns());
-    browser = await launchBrowser();
   });
   after(async () => {
-    await browser?.close();
     await server?.close();
   });
 
@@ -30,7 +26,7 @@ describe('Dashboard: the activity feed', () => {
       const tracked = await project.publicApi.post('/v1/track', { email, event, data: { plan: 'pro', source: 'landing — 日本語' } });
       assert.equal(tracked.status, 200, tracked.text);
     }
-    const page = await pageAs(browser, server.url, project.owner);
+    const page = await pageAs(ui.browser, server.url, project.owner);
     try {
       await page.goto(`/p/${project.id}/activity`);
       const feed = page.getByRole('table', { name: 'Activity' });
@@ -58,7 +54,7 @@ describe('Dashboard: the activity feed', () => {
       await feed.getByRole('link', { name: 'kenji@onsen.example' }).first().click();
       await page.getByRole('heading', { name: 'kenji@onsen.example' }).waitFor();
 
-      await checkPhoneWidth(browser, server.url, page, `/p/${project.id}/activity`, 'activity', (p) => p.getByRole('table', { name: 'Activity' }).waitFor());
+      await checkPhoneWidth(ui.browser, server.url, page, `/p/${project.id}/activity`, 'activity', (p) => p.getByRole('table', { name: 'Activity' }).waitFor());
     } finally {
       await page.context().close();
     }

@@ -3,10 +3,10 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { simpleParser } from 'mailparser';
-import type { Browser, Page } from 'playwright-core';
+import type { Page } from 'playwright-core';
 import { waitForRollup } from '../analytics/rollup-kit.ts';
 import { createProject, uniqueEmail } from '../kit/accounts.ts';
-import { assertAccessible, checkPhoneWidth, ensureDashboardBuilt, launchBrowser, pageAs, screenshot } from '../kit/browser.ts';
+import { assertAccessible, checkPhoneWidth, pageAs, screenshot, useDashboardBrowser } from '../kit/browser.ts';
 import type { DnsServer } from '../kit/dns.ts';
 import { verifiedDomain } from '../kit/domains.ts';
 import { client } from '../kit/http.ts';
@@ -16,14 +16,11 @@ import { waitForStatus } from '../send/emails.ts';
 describe('Dashboard: analytics', () => {
   let server: TestServer;
   let dns: DnsServer;
-  let browser: Browser;
+  const ui = useDashboardBrowser();
   before(async () => {
-    await ensureDashboardBuilt();
     ({ server, dns } = await startTestServerWithDns());
-    browser = await launchBrowser();
   });
   after(async () => {
-    await browser?.close();
     await server?.close();
   });
 
@@ -53,7 +50,7 @@ describe('Dashboard: analytics', () => {
     }
     await waitForRollup(project.api);
 
-    const page = await pageAs(browser, server.url, project.owner);
+    const page = await pageAs(ui.browser, server.url, project.owner);
     try {
       await page.goto(`/p/${project.id}`);
       await page.getByRole('navigation', { name: 'Project pages' }).getByRole('link', { name: 'Analytics' }).click();
@@ -94,7 +91,7 @@ describe('Dashboard: analytics', () => {
       await screenshot(page, 'analytics');
       await page.reload();
       await page.getByText('Per hour in Asia/Tokyo').waitFor();
-      await checkPhoneWidth(browser, server.url, page, `/p/${project.id}/analytics?range=7d&tz=Europe%2FOslo`, 'analytics', (p: Page) => p.getByText('Per day in Europe/Oslo').waitFor());
+      await checkPhoneWidth(ui.browser, server.url, page, `/p/${project.id}/analytics?range=7d&tz=Europe%2FOslo`, 'analytics', (p: Page) => p.getByText('Per day in Europe/Oslo').waitFor());
     } finally {
       await page.context().close();
     }

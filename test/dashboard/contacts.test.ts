@@ -1,22 +1,19 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
-import type { Browser, Page } from 'playwright-core';
+import type { Page } from 'playwright-core';
 import { createProject, type TestProject } from '../kit/accounts.ts';
-import { assertAccessible, checkPhoneWidth, ensureDashboardBuilt, launchBrowser, pageAs, screenshot } from '../kit/browser.ts';
+import { assertAccessible, checkPhoneWidth, pageAs, screenshot, useDashboardBrowser } from '../kit/browser.ts';
 import { startTestServer, type TestServer } from '../kit/server.ts';
 
 const FIRST_NAMES = ['Åsa', 'Björn', 'Chloé', 'Dmitri', 'Émile', 'Fatima', 'Gökhan', 'Hana', 'Ingrid', 'Jun', '李', 'Zoë'];
 
 describe('Dashboard: contacts, contact page, bulk actions, CSV import and custom fields', () => {
   let server: TestServer;
-  let browser: Browser;
+  const ui = useDashboardBrowser();
   before(async () => {
-    await ensureDashboardBuilt();
     server = await startTestServer();
-    browser = await launchBrowser();
   });
   after(async () => {
-    await browser?.close();
     await server?.close();
   });
 
@@ -42,7 +39,7 @@ describe('Dashboard: contacts, contact page, bulk actions, CSV import and custom
   test('the table searches, filters, sorts and pages; bulk unsubscribe and delete run as jobs with progress', async () => {
     const project = await createProject(server.url);
     const emails = await seed(project);
-    const page = await pageAs(browser, server.url, project.owner);
+    const page = await pageAs(ui.browser, server.url, project.owner);
     try {
       await page.goto(`/p/${project.id}/contacts`);
       await page.getByText('60 contacts match.').waitFor();
@@ -89,7 +86,7 @@ describe('Dashboard: contacts, contact page, bulk actions, CSV import and custom
       await page.getByText('8 contacts match.').waitFor();
       assert.equal((await project.api.get('/contacts?search=member19')).body.total, 0);
 
-      await checkPhoneWidth(browser, server.url, page, `/p/${project.id}/contacts`, 'contacts', (p) => p.getByText('58 contacts match.').waitFor());
+      await checkPhoneWidth(ui.browser, server.url, page, `/p/${project.id}/contacts`, 'contacts', (p) => p.getByText('58 contacts match.').waitFor());
     } finally {
       await page.context().close();
     }
@@ -100,7 +97,7 @@ describe('Dashboard: contacts, contact page, bulk actions, CSV import and custom
     const tracked = await project.publicApi.post('/v1/track', { email: 'ingrid@fjord.example', event: 'order-placed', data: { plan: 'free', city: 'Tromsø' } });
     assert.equal(tracked.status, 200, tracked.text);
     const contactId = tracked.body.data.contact;
-    const page = await pageAs(browser, server.url, project.owner);
+    const page = await pageAs(ui.browser, server.url, project.owner);
     try {
       await page.goto(`/p/${project.id}/contacts`);
       await page.getByRole('link', { name: 'ingrid@fjord.example' }).click();
@@ -144,7 +141,7 @@ describe('Dashboard: contacts, contact page, bulk actions, CSV import and custom
 
   test('a CSV import previews its columns, shows progress and its result; the fields page shows the new field and deletes it', async () => {
     const project = await createProject(server.url);
-    const page = await pageAs(browser, server.url, project.owner);
+    const page = await pageAs(ui.browser, server.url, project.owner);
     const rows = ['email,subscribed,first_name,city,notes'];
     for (let i = 0; i < 40; i++) rows.push(`guest${i}@onsen.example,${i % 4 !== 0},${['山田', 'Ольга', 'Søren', 'Nguyễn'][i % 4]},${['京都', 'Москва', 'Århus', 'Hà Nội'][i % 4]},"Line one, with a comma; ""quoted"""`);
     rows.push('not-an-email,true,Broken,Nowhere,');

@@ -1,8 +1,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
-import type { Browser } from 'playwright-core';
 import { createProject } from '../kit/accounts.ts';
-import { assertAccessible, checkPhoneWidth, ensureDashboardBuilt, launchBrowser, pageAs, screenshot } from '../kit/browser.ts';
+import { assertAccessible, checkPhoneWidth, pageAs, screenshot, useDashboardBrowser } from '../kit/browser.ts';
 import type { DnsServer } from '../kit/dns.ts';
 import { projectWithSender, publishRecords, uniqueDomain } from '../kit/domains.ts';
 import { startTestServerWithDns, type TestServer } from '../kit/server.ts';
@@ -10,20 +9,17 @@ import { startTestServerWithDns, type TestServer } from '../kit/server.ts';
 describe('Dashboard: domains, API keys and the email record page', () => {
   let server: TestServer;
   let dns: DnsServer;
-  let browser: Browser;
+  const ui = useDashboardBrowser();
   before(async () => {
-    await ensureDashboardBuilt();
     ({ server, dns } = await startTestServerWithDns());
-    browser = await launchBrowser();
   });
   after(async () => {
-    await browser?.close();
     await server?.close();
   });
 
   test('add a domain, publish its records, "check now" turns it verified; delete another after a confirmation', async () => {
     const project = await createProject(server.url);
-    const page = await pageAs(browser, server.url, project.owner);
+    const page = await pageAs(ui.browser, server.url, project.owner);
     try {
       await page.goto(`/p/${project.id}/domains`);
       await page.getByText('No domain yet').waitFor();
@@ -74,7 +70,7 @@ describe('Dashboard: domains, API keys and the email record page', () => {
       const after = await project.api.get(`/domains/project/${project.id}`);
       assert.deepEqual(after.body.data.map((d: { domain: string }) => d.domain), [name]);
 
-      await checkPhoneWidth(browser, server.url, page, `/p/${project.id}/domains`, 'domains', (p) => p.getByText('Verified', { exact: true }).waitFor());
+      await checkPhoneWidth(ui.browser, server.url, page, `/p/${project.id}/domains`, 'domains', (p) => p.getByText('Verified', { exact: true }).waitFor());
     } finally {
       await page.context().close();
     }
@@ -82,7 +78,7 @@ describe('Dashboard: domains, API keys and the email record page', () => {
 
   test('API keys are masked, revealed and copied; rotating them after the confirmation stops the old ones at once', async () => {
     const project = await createProject(server.url);
-    const page = await pageAs(browser, server.url, project.owner);
+    const page = await pageAs(ui.browser, server.url, project.owner);
     try {
       await page.goto(`/p/${project.id}/keys`);
       const secret = page.getByRole('region', { name: 'Secret key' });
@@ -111,7 +107,7 @@ describe('Dashboard: domains, API keys and the email record page', () => {
       assert.equal((await project.api.get('/v1/whoami')).status, 401, 'the old secret key stopped');
       assert.equal((await project.api.with({ key: rotated }).get('/v1/whoami')).status, 200, 'the shown key works');
 
-      await checkPhoneWidth(browser, server.url, page, `/p/${project.id}/keys`, 'keys', (p) => p.getByLabel('Secret key value').waitFor());
+      await checkPhoneWidth(ui.browser, server.url, page, `/p/${project.id}/keys`, 'keys', (p) => p.getByLabel('Secret key value').waitFor());
     } finally {
       await page.context().close();
     }
@@ -127,7 +123,7 @@ describe('Dashboard: domains, API keys and the email record page', () => {
     });
     assert.equal(sent.status, 200, sent.text);
     const emailId = sent.body.data.emails[0].email;
-    const page = await pageAs(browser, server.url, project.owner);
+    const page = await pageAs(ui.browser, server.url, project.owner);
     try {
       await page.goto(`/p/${project.id}/emails/${emailId}`);
       await page.getByRole('heading', { name: 'Your order #1042 has shipped — 発送しました' }).waitFor();

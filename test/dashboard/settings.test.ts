@@ -1,27 +1,24 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
-import type { Browser, Page } from 'playwright-core';
+import type { Page } from 'playwright-core';
 import { createAccount, createProject, uniqueEmail } from '../kit/accounts.ts';
-import { assertAccessible, checkPhoneWidth, ensureDashboardBuilt, launchBrowser, pageAs, screenshot } from '../kit/browser.ts';
+import { assertAccessible, checkPhoneWidth, pageAs, screenshot, useDashboardBrowser } from '../kit/browser.ts';
 import { startTestServer, type TestServer } from '../kit/server.ts';
 
 describe('Dashboard: project settings', () => {
   let server: TestServer;
-  let browser: Browser;
+  const ui = useDashboardBrowser();
   before(async () => {
-    await ensureDashboardBuilt();
     server = await startTestServer();
-    browser = await launchBrowser();
   });
   after(async () => {
-    await browser?.close();
     await server?.close();
   });
 
   test('an owner renames the project, manages members and limits, reads rates and the audit log, resets and deletes it; a member sees what it may not do', async () => {
     const project = await createProject(server.url, { name: 'Fjord Coffee' });
     const colleague = await createAccount(server.url, uniqueEmail('ingrid'));
-    const page = await pageAs(browser, server.url, project.owner);
+    const page = await pageAs(ui.browser, server.url, project.owner);
     try {
       await page.goto(`/p/${project.id}/settings`);
       await page.getByRole('heading', { name: 'Settings' }).waitFor();
@@ -80,10 +77,10 @@ describe('Dashboard: project settings', () => {
       await audit.getByText(colleague.email).first().waitFor();
       await assertAccessible(page, 'settings with members, limits and the audit log');
       await screenshot(page, 'settings');
-      await checkPhoneWidth(browser, server.url, page, `/p/${project.id}/settings`, 'settings', (p: Page) => p.getByRole('table', { name: 'Audit log' }).waitFor());
+      await checkPhoneWidth(ui.browser, server.url, page, `/p/${project.id}/settings`, 'settings', (p: Page) => p.getByRole('table', { name: 'Audit log' }).waitFor());
 
       // The colleague, now a MEMBER, sees everything it may not change.
-      const memberPage = await pageAs(browser, server.url, colleague);
+      const memberPage = await pageAs(ui.browser, server.url, colleague);
       try {
         await memberPage.goto(`/p/${project.id}/settings`);
         await memberPage.getByText('Only an owner or admin can read the audit log.').waitFor();

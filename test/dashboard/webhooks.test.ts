@@ -1,9 +1,9 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
-import type { Browser, Page } from 'playwright-core';
+import type { Page } from 'playwright-core';
 import { Webhook } from 'standardwebhooks';
 import { createAccount, createProject, uniqueEmail } from '../kit/accounts.ts';
-import { assertAccessible, checkPhoneWidth, ensureDashboardBuilt, launchBrowser, pageAs, screenshot } from '../kit/browser.ts';
+import { assertAccessible, checkPhoneWidth, pageAs, screenshot, useDashboardBrowser } from '../kit/browser.ts';
 import { client } from '../kit/http.ts';
 import { type Receiver, type Reply, startReceiver } from '../kit/receiver.ts';
 import { startTestServer, type TestServer } from '../kit/server.ts';
@@ -14,23 +14,20 @@ const SCHEDULE = '0.4,0.4';
 describe('Dashboard: webhook endpoints', () => {
   let server: TestServer;
   let receiver: Receiver;
-  let browser: Browser;
+  const ui = useDashboardBrowser();
   let answer: Reply = { status: 200 };
   before(async () => {
-    await ensureDashboardBuilt();
     server = await startTestServer({ WEBHOOK_ALLOW_PRIVATE: 'true', WEBHOOK_RETRY_SCHEDULE: SCHEDULE });
     receiver = await startReceiver(() => answer);
-    browser = await launchBrowser();
   });
   after(async () => {
-    await browser?.close();
     await server?.close();
     await receiver?.close();
   });
 
   test('an owner adds an endpoint, keeps its secret, reads the log, replays failures, rotates, disables and deletes it; a member only reads', async () => {
     const project = await createProject(server.url);
-    const page = await pageAs(browser, server.url, project.owner);
+    const page = await pageAs(ui.browser, server.url, project.owner);
     try {
       await page.goto(`/p/${project.id}`);
       await page.getByRole('navigation', { name: 'Project pages' }).getByRole('link', { name: 'Webhooks' }).click();
@@ -74,7 +71,7 @@ describe('Dashboard: webhook endpoints', () => {
       await row.getByText('invoice.paid', { exact: true }).waitFor();
       await assertAccessible(page, 'webhooks with an endpoint');
       await screenshot(page, 'webhooks');
-      await checkPhoneWidth(browser, server.url, page, `/p/${project.id}/webhooks`, 'webhooks', (p: Page) => p.getByRole('listitem', { name: `Endpoint ${url}` }).waitFor());
+      await checkPhoneWidth(ui.browser, server.url, page, `/p/${project.id}/webhooks`, 'webhooks', (p: Page) => p.getByRole('listitem', { name: `Endpoint ${url}` }).waitFor());
 
       // An event is delivered, signed with the copied secret, and its attempt is in the log.
       answer = { status: 200, body: 'accepted: 注文 INV-2026-0042' };
@@ -145,7 +142,7 @@ describe('Dashboard: webhook endpoints', () => {
       await page.getByText('Nothing is sent; messages wait and go out when it is enabled again.').waitFor();
       assert.equal((await project.api.get(`/webhook-endpoints/${endpointId}`)).body.enabled, false);
 
-      await checkPhoneWidth(browser, server.url, page, `/p/${project.id}/webhooks/${endpointId}`, 'webhook-endpoint', (p: Page) =>
+      await checkPhoneWidth(ui.browser, server.url, page, `/p/${project.id}/webhooks/${endpointId}`, 'webhook-endpoint', (p: Page) =>
         p.getByRole('button', { name: /^Succeeded invoice\.paid/ }).first().waitFor(),
       );
 
@@ -153,7 +150,7 @@ describe('Dashboard: webhook endpoints', () => {
       const member = await createAccount(server.url);
       const added = await client(server.url, { cookie: project.owner.cookie }).post(`/projects/${project.id}/members`, { email: member.email, role: 'MEMBER' });
       assert.equal(added.status, 201, added.text);
-      const memberPage = await pageAs(browser, server.url, member);
+      const memberPage = await pageAs(ui.browser, server.url, member);
       try {
         await memberPage.goto(`/p/${project.id}/webhooks/${endpointId}`);
         await memberPage.getByText('Your role (MEMBER) can read this endpoint and its log.', { exact: false }).waitFor();

@@ -2,6 +2,7 @@ import assert from 'node:assert/strict';
 import { mkdirSync, readFileSync, rmSync, statSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { join } from 'node:path';
+import { after, before } from 'node:test';
 import { type Browser, chromium, type Page } from 'playwright-core';
 import { PACKAGE_ROOT } from '../../src/paths.ts';
 
@@ -48,6 +49,27 @@ export function launchBrowser(): Promise<Browser> {
     headless: true,
     args: ['--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--disable-sync', '--no-first-run'],
   });
+}
+
+/**
+ * A test file's browser: registers hooks that build the dashboard if stale and launch chromium
+ * before the file's own (so they run first), and close it after. Call it inside `describe`.
+ */
+export function useDashboardBrowser(): { readonly browser: Browser } {
+  let browser: Browser | undefined;
+  before(async () => {
+    await ensureDashboardBuilt();
+    browser = await launchBrowser();
+  });
+  after(async () => {
+    await browser?.close();
+  });
+  return {
+    get browser() {
+      if (!browser) throw new Error('the browser starts in before(): use it inside a test');
+      return browser;
+    },
+  };
 }
 
 /** A fresh context (own cookies) and page at `width` px, with generous timeouts for a loaded machine. */
