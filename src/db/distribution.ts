@@ -24,6 +24,7 @@ export const GLOBAL_TABLES: Readonly<Record<string, 'reference' | 'coordinator'>
   sns_messages: 'coordinator',
   uploads: 'coordinator',
   event_dispatch: 'coordinator',
+  worker_instances: 'coordinator',
   system_dkim_keys: 'reference',
 };
 
