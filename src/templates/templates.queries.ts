@@ -121,3 +121,21 @@ export async function countTemplates(db: Queryable, projectId: string, filters: 
   const rows = await db.query<{ total: number }>(`SELECT count(*)::int AS total FROM templates WHERE ${filter.sql}`, filter.params);
   return rows[0]?.total ?? 0;
 }
+
+/** The contact whose data renders a preview. */
+export async function findContact(db: Queryable, projectId: string, id: string) {
+  const rows = await db.query<{ id: string; email: string; data: Record<string, unknown> }>('SELECT id, email, data FROM contacts WHERE project_id = $1 AND id = $2', [
+    projectId,
+    id,
+  ]);
+  return rows[0];
+}
+
+/** The contact with an address (a test send renders with its data when there is one). */
+export async function findContactByEmail(db: Queryable, projectId: string, email: string) {
+  const rows = await db.query<{ id: string; email: string; data: Record<string, unknown> }>(
+    'SELECT id, email, data FROM contacts WHERE project_id = $1 AND email = $2',
+    [projectId, email],
+  );
+  return rows[0];
+}

@@ -2,13 +2,19 @@ import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import type { Deps } from '../deps.ts';
 import { projectOf } from '../http/auth.ts';
+import { previewContent, previewTemplate, sendTemplateTest } from './templates.preview.ts';
 import {
+  draftPreviewBody,
   duplicatedTemplate,
   listTemplatesQuery,
   templateBody,
   templateIdParams,
   templatePage,
+  templatePreview,
+  templatePreviewBody,
   templateSchema,
+  templateTestBody,
+  templateTestSent,
   templateUsage as templateUsageSchema,
 } from './templates.schemas.ts';
 import { createTemplate, deleteTemplate, duplicateTemplate, getTemplate, listTemplates, templateUsage, updateTemplate } from './templates.service.ts';
@@ -83,5 +89,33 @@ export const templatesRoutes: FastifyPluginAsyncZod<Deps> = async (app, deps) =>
       schema: { tags, security, summary: 'Campaigns and workflow steps that use the template', params: templateIdParams, response: { 200: templateUsageSchema } },
     },
     async (request) => templateUsage(deps, projectOf(request).id, request.params.id),
+  );
+
+  const previewSummary = 'Render with a contact\'s data as sending would; broken syntax → 400 TEMPLATE_SYNTAX_ERROR with line and column';
+  app.post(
+    '/templates/preview',
+    { config, schema: { tags, security, summary: `${previewSummary} (an unsaved draft)`, body: draftPreviewBody, response: { 200: templatePreview } } },
+    async (request) => previewContent(deps, projectOf(request).id, request.body),
+  );
+
+  app.post(
+    '/templates/:id/preview',
+    {
+      config,
+      schema: { tags, security, summary: `${previewSummary} (the saved template; subject or body given replace it)`, params: templateIdParams, body: templatePreviewBody, response: { 200: templatePreview } },
+    },
+    async (request) => previewTemplate(deps, projectOf(request).id, request.params.id, request.body),
+  );
+
+  app.post(
+    '/templates/:id/test',
+    {
+      config,
+      schema: { tags, security, summary: 'Send one copy, [Test] in the subject, to an address (default: the signed-in user)', params: templateIdParams, body: templateTestBody, response: { 200: templateTestSent } },
+    },
+    async (request) => {
+      const data = await sendTemplateTest(deps, projectOf(request).id, request.params.id, request.body.email, request.user?.id);
+      return { success: true as const, message: `Test email sent to ${data.to}.`, data };
+    },
   );
 };

@@ -120,3 +120,28 @@ export const templateUsage = z.object({
   workflows: z.array(z.object({ id: z.uuid(), name: z.string(), stepId: z.uuid() })),
 });
 export type TemplateUsage = z.infer<typeof templateUsage>;
+
+/**
+ * POST /templates/preview (an unsaved draft) and POST /templates/{id}/preview (the saved template,
+ * with `subject` or `body` replacing the saved ones when given): rendered with a contact's data.
+ */
+const previewFields = {
+  subject: z.string().max(MAX_SUBJECT_SOURCE),
+  body: z.string().max(MAX_BODY),
+  contactId: z.uuid().nullable().optional().describe('whose data renders it; none: no contact variables'),
+};
+export const draftPreviewBody = z.object({ ...previewFields });
+export const templatePreviewBody = z.object({ ...previewFields, subject: previewFields.subject.optional(), body: previewFields.body.optional() });
+export type PreviewInput = { subject: string; body: string; contactId?: string | null };
+
+export const templatePreview = z.object({
+  subject: z.string(),
+  html: z.string(),
+  text: z.string(),
+  contact: z.object({ id: z.uuid(), email: z.string() }).nullable(),
+});
+export type TemplatePreview = z.infer<typeof templatePreview>;
+
+/** POST /templates/{id}/test, shaped as POST /campaigns/{id}/test; `email` defaults to the signed-in user's. */
+export const templateTestBody = z.object({ email: email.optional() });
+export const templateTestSent = z.object({ success: z.literal(true), message: z.string(), data: z.object({ emailId: z.uuid(), to: z.string() }) });
