@@ -1,4 +1,5 @@
 import type { Queryable } from '../db/index.ts';
+import { cursorTimestampSql } from '../pagination.ts';
 
 export const EMAIL_STATUSES = ['QUEUED', 'SENDING', 'SENT', 'DELIVERED', 'OPENED', 'CLICKED', 'BOUNCED', 'COMPLAINED', 'FAILED', 'SUPPRESSED'] as const;
 export type EmailStatus = (typeof EMAIL_STATUSES)[number];
@@ -132,4 +133,30 @@ export async function findSuppressedPairs(db: Queryable, pairs: Array<{ projectI
 export async function findEmail(db: Queryable, projectId: string, id: string): Promise<EmailRow | undefined> {
   const rows = await db.query<EmailRow>('SELECT * FROM emails WHERE project_id = $1 AND id = $2', [projectId, id]);
   return rows[0];
+}
+
+/** A contact's records, newest first, keyset over (created_at, id) (emails_project_contact_idx). */
+export async function listContactEmails(
+  db: Queryable,
+  projectId: string,
+  contactId: string,
+  query: { before?: { value: string; id: string }; limit: number },
+): Promise<(EmailRow & { sort_key: string })[]> {
+  const params: unknown[] = [projectId, contactId, query.limit];
+  let before = '';
+  if (query.before) {
+    params.push(query.before.value, query.before.id);
+    before = 'AND (created_at, id) < ($4::timestamptz, $5::uuid)';
+  }
+  return db.query(
+    `SELECT *, ${cursorTimestampSql('created_at')} AS sort_key FROM emails
+     WHERE project_id = $1 AND contact_id = $2 ${before}
+     ORDER BY created_at DESC, id DESC LIMIT $3`,
+    params,
+  );
+}
+
+export async function countContactEmails(db: Queryable, projectId: string, contactId: string): Promise<number> {
+  const rows = await db.query<{ total: number }>('SELECT count(*)::int AS total FROM emails WHERE project_id = $1 AND contact_id = $2', [projectId, contactId]);
+  return rows[0]!.total;
 }

@@ -30,7 +30,49 @@ export const emailSchema = z.object({
 });
 export type Email = z.infer<typeof emailSchema>;
 
+const address = z.object({ email: z.string(), name: z.string().nullable() });
+
+/** GET /emails/{id}/content: the message as rendered for its recipient (docs/decisions/sending.md, "The rendered message"). */
+export const emailContentSchema = z.object({
+  id: z.uuid(),
+  from: address,
+  to: address,
+  replyTo: z.string().nullable(),
+  subject: z.string().nullable(),
+  messageId: z.string().nullable(),
+  headers: z.record(z.string(), z.string()).describe('The custom headers given to /v1/send'),
+  html: z.string().nullable(),
+  text: z.string().nullable(),
+  rendered: z
+    .enum(['stored', 'now'])
+    .describe(
+      'stored: the content rendered for the recipient when the record was made, as sent except that the open pixel and click rewriting are added at sending and not stored. now: a campaign record, whose body is not stored, rendered now from the campaign and the contact as they are',
+    ),
+});
+export type EmailContent = z.infer<typeof emailContentSchema>;
+
+export const contactEmailsQuery = z.object({
+  limit: z.coerce.number().int().min(1).optional(),
+  cursor: z.string().max(2048).optional(),
+});
+export const emailPage = z.object({ data: z.array(emailSchema), cursor: z.string().nullable(), hasMore: z.boolean(), total: z.number().int() });
+
 const iso = (value: Date | string | null) => (value === null ? null : (value instanceof Date ? value : new Date(value)).toISOString());
+
+export function toEmailContent(row: EmailRow, rendered: EmailContent['rendered']): EmailContent {
+  return {
+    id: row.id,
+    from: { email: row.from_address, name: row.from_name },
+    to: { email: row.to_address, name: row.to_name },
+    replyTo: row.reply_to,
+    subject: row.subject,
+    messageId: row.message_id,
+    headers: row.headers,
+    html: row.html,
+    text: row.text_body,
+    rendered,
+  };
+}
 
 export function toEmail(row: EmailRow): Email {
   return {

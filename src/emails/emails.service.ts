@@ -1,11 +1,46 @@
+import { getContact } from '../contacts/contacts.service.ts';
+import { fillDeferredContent } from '../delivery/deferred-content.ts';
 import type { Deps } from '../deps.ts';
 import { notFound } from '../errors.ts';
-import { findEmail } from './emails.queries.ts';
-import { type Email, toEmail } from './emails.schemas.ts';
+import { DEFAULT_PAGE_SIZE, decodeCursor, encodeCursor, isCursorTimestamp, MAX_PAGE_SIZE, type Page } from '../pagination.ts';
+import { countContactEmails, findEmail, listContactEmails } from './emails.queries.ts';
+import { type Email, type EmailContent, toEmail, toEmailContent } from './emails.schemas.ts';
 
 /** contract §6: GET /emails/{id}; another project's record is a 404. */
 export async function getEmail(deps: Deps, projectId: string, id: string): Promise<Email> {
   const row = await findEmail(deps.db, projectId, id);
   if (!row) throw notFound('Email');
   return toEmail(row);
+}
+
+/**
+ * GET /emails/{id}/content: the stored rendering, or for a campaign record (whose body is never
+ * stored) a rendering now, the way delivery renders it; the subject stays the one sent once stored.
+ */
+export async function getEmailContent(deps: Deps, projectId: string, id: string): Promise<EmailContent> {
+  const row = await findEmail(deps.db, projectId, id);
+  if (!row) throw notFound('Email');
+  if (row.html !== null) return toEmailContent(row, 'stored');
+  const sentSubject = row.subject;
+  await fillDeferredContent(deps, [row]);
+  return toEmailContent({ ...row, subject: sentSubject ?? row.subject }, 'now');
+}
+
+/** GET /contacts/{id}/emails: the contact's records, newest first; another project's contact is a 404. */
+export async function listEmailsOfContact(deps: Deps, projectId: string, contactId: string, input: { limit?: number; cursor?: string }): Promise<Page<Email>> {
+  await getContact(deps, projectId, contactId);
+  const secret = deps.config.sessionSecret;
+  const limit = Math.min(input.limit ?? DEFAULT_PAGE_SIZE, MAX_PAGE_SIZE);
+  const sort = 'contact-emails';
+  const before = input.cursor ? decodeCursor(secret, input.cursor, { sort, dir: 'desc', checkValue: isCursorTimestamp }) : undefined;
+  const rows = await listContactEmails(deps.db, projectId, contactId, { before, limit: limit + 1 });
+  const hasMore = rows.length > limit;
+  const page = rows.slice(0, limit);
+  const last = page.at(-1);
+  return {
+    data: page.map(toEmail),
+    cursor: hasMore && last ? encodeCursor(secret, { sort, dir: 'desc', value: last.sort_key, id: last.id }) : null,
+    hasMore,
+    total: input.cursor ? 0 : await countContactEmails(deps.db, projectId, contactId),
+  };
 }

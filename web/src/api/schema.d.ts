@@ -1979,6 +1979,83 @@ export interface paths {
         };
         trace?: never;
     };
+    "/contacts/{id}/emails": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** A contact's email records, newest first (cursor pagination) */
+        get: {
+            parameters: {
+                query?: {
+                    cursor?: string;
+                    limit?: number;
+                };
+                header?: never;
+                path: {
+                    id: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            cursor: string | null;
+                            data: {
+                                bouncedAt: string | null;
+                                /** Format: uuid */
+                                campaignId: string | null;
+                                clickedAt: string | null;
+                                clicks: number;
+                                complainedAt: string | null;
+                                /** Format: uuid */
+                                contactId: string | null;
+                                createdAt: string;
+                                deliveredAt: string | null;
+                                error: string | null;
+                                from: string;
+                                /** Format: uuid */
+                                id: string;
+                                messageId: string | null;
+                                openedAt: string | null;
+                                opens: number;
+                                /** @description Times the message was sent again, with the same Message-ID, after a hand-off whose answer never came (contract §6) */
+                                resends: number;
+                                sentAt: string | null;
+                                /** @enum {string} */
+                                sourceType: "TRANSACTIONAL" | "CAMPAIGN" | "WORKFLOW";
+                                /** @enum {string} */
+                                status: "QUEUED" | "SENDING" | "SENT" | "DELIVERED" | "OPENED" | "CLICKED" | "BOUNCED" | "COMPLAINED" | "FAILED" | "SUPPRESSED";
+                                subject: string | null;
+                                /** Format: uuid */
+                                templateId: string | null;
+                                to: string;
+                                /** Format: uuid */
+                                workflowId: string | null;
+                            }[];
+                            hasMore: boolean;
+                            total: number;
+                        };
+                    };
+                };
+            };
+        };
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/contacts/bulk-delete": {
         parameters: {
             query?: never;
@@ -2846,6 +2923,69 @@ export interface paths {
                             to: string;
                             /** Format: uuid */
                             workflowId: string | null;
+                        };
+                    };
+                };
+            };
+        };
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/emails/{id}/content": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The record's rendered message: headers, subject, HTML and text */
+        get: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    id: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            from: {
+                                email: string;
+                                name: string | null;
+                            };
+                            /** @description The custom headers given to /v1/send */
+                            headers: {
+                                [key: string]: string;
+                            };
+                            html: string | null;
+                            /** Format: uuid */
+                            id: string;
+                            messageId: string | null;
+                            /**
+                             * @description stored: the content rendered for the recipient when the record was made, as sent except that the open pixel and click rewriting are added at sending and not stored. now: a campaign record, whose body is not stored, rendered now from the campaign and the contact as they are
+                             * @enum {string}
+                             */
+                            rendered: "stored" | "now";
+                            replyTo: string | null;
+                            subject: string | null;
+                            text: string | null;
+                            to: {
+                                email: string;
+                                name: string | null;
+                            };
                         };
                     };
                 };
