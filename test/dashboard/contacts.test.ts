@@ -3,15 +3,18 @@ import { after, before, describe, test } from 'node:test';
 import type { Page } from 'playwright-core';
 import { createProject, type TestProject } from '../kit/accounts.ts';
 import { assertAccessible, checkPhoneWidth, pageAs, screenshot, useDashboardBrowser } from '../kit/browser.ts';
-import { startTestServer, type TestServer } from '../kit/server.ts';
+import type { DnsServer } from '../kit/dns.ts';
+import { verifiedDomain } from '../kit/domains.ts';
+import { startTestServerWithDns, type TestServer } from '../kit/server.ts';
 
 const FIRST_NAMES = ['Åsa', 'Björn', 'Chloé', 'Dmitri', 'Émile', 'Fatima', 'Gökhan', 'Hana', 'Ingrid', 'Jun', '李', 'Zoë'];
 
 describe('Dashboard: contacts, contact page, bulk actions, CSV import and custom fields', () => {
   let server: TestServer;
+  let dns: DnsServer;
   const ui = useDashboardBrowser();
   before(async () => {
-    server = await startTestServer();
+    ({ server, dns } = await startTestServerWithDns());
   });
   after(async () => {
     await server?.close();
@@ -134,6 +137,46 @@ describe('Dashboard: contacts, contact page, bulk actions, CSV import and custom
       await page.getByRole('button', { name: 'Save address' }).click();
       await page.getByRole('alert').first().waitFor();
       assert.equal((await project.api.get(`/contacts/${contactId}`)).body.email, 'ingrid@fjord.example');
+    } finally {
+      await page.context().close();
+    }
+  });
+
+  test("the contact page lists the contact's emails newest first, a page at a time, each leading to its email page", async () => {
+    const project = await createProject(server.url);
+    const from = `billing@${(await verifiedDomain(project, dns)).domain}`;
+    const subjects = Array.from({ length: 23 }, (_, i) => [`Invoice ${i + 1} for your Fjord Coffee subscription`, `Счёт № ${i + 1}`, `請求書 ${i + 1}`][i % 3]!);
+    const ids: string[] = [];
+    for (const subject of subjects) {
+      const sent = await project.api.post('/v1/send', { to: 'sigrun@fjord.example', from, subject, body: `<p>${subject}</p><p>Thank you for staying with us.</p>` });
+      assert.equal(sent.status, 200, sent.text);
+      ids.push(sent.body.data.emails[0].email);
+    }
+    await project.api.post('/v1/send', { to: 'someone-else@fjord.example', from, subject: 'Not for Sigrún', body: '<p>x</p>' });
+    const contactId = (await project.api.get('/contacts?search=sigrun')).body.data[0].id;
+    const page = await pageAs(ui.browser, server.url, project.owner);
+    try {
+      await page.goto(`/p/${project.id}/contacts/${contactId}`);
+      await page.getByRole('heading', { name: 'Emails (23)' }).waitFor();
+      const table = page.getByRole('table', { name: 'Emails to this contact' });
+      const subjectsShown = () => table.locator('tbody tr a').allInnerTexts();
+      // Newest first, 20 to a page.
+      assert.deepEqual(await subjectsShown(), [...subjects].reverse().slice(0, 20));
+      await assertAccessible(page, 'contact with emails');
+      await screenshot(page, 'contact-emails');
+      await page.getByRole('button', { name: 'Load older emails' }).click();
+      await page.getByRole('button', { name: 'Load older emails' }).waitFor({ state: 'detached' });
+      assert.deepEqual(await subjectsShown(), [...subjects].reverse());
+      assert.ok(!(await subjectsShown()).includes('Not for Sigrún'));
+      // Each row: its status, and a link to its email page.
+      const first = table.getByRole('row').filter({ hasText: subjects[0]! });
+      await first.getByText(/^(QUEUED|SENDING|SENT|DELIVERED)$/).waitFor();
+      await first.getByRole('link', { name: subjects[0]! }).click();
+      await page.getByRole('heading', { name: subjects[0]! }).waitFor();
+      assert.equal(new URL(page.url()).pathname, `/p/${project.id}/emails/${ids[0]}`);
+      await page.frameLocator('iframe[title="The message as HTML"]').getByText('Thank you for staying with us.').waitFor();
+
+      await checkPhoneWidth(ui.browser, server.url, page, `/p/${project.id}/contacts/${contactId}`, 'contact-emails', (p) => p.getByRole('heading', { name: 'Emails (23)' }).waitFor());
     } finally {
       await page.context().close();
     }

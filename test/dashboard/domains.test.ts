@@ -113,16 +113,25 @@ describe('Dashboard: domains, API keys and the email record page', () => {
     }
   });
 
-  test('the email page shows a sent email as a timeline up to DELIVERED, linked to its contact', async () => {
+  test('the email page shows a sent email as a timeline up to DELIVERED and its rendered message; its contact lists it', async () => {
     const { project, from } = await projectWithSender(server.url, dns);
+    const longLine = `${'Every parcel is packed by hand in our Reykjavík workshop and insured until it reaches you. '.repeat(12)}Thank you.`;
     const sent = await project.api.post('/v1/send', {
       to: { name: 'Ólafur Arnalds', email: 'olafur@fjord.example' },
-      from,
+      from: { name: 'Fjord Coffee', email: from },
       subject: 'Your order #1042 has shipped — 発送しました',
-      body: '<h1>On its way</h1><p>Two parcels left our warehouse today.</p><ul><li>Espresso beans, 1 kg</li><li>Grinder</li></ul>',
+      body: `<h1>On its way, {{name}}</h1>
+<p>Two parcels left our warehouse today.</p>
+<p>ご注文ありがとうございます。 — شكراً لطلبك — Спасибо за заказ.</p>
+<table><thead><tr><th>Item</th><th>Qty</th></tr></thead><tbody><tr><td>Espresso beans, 1 kg</td><td>2</td></tr><tr><td>Grinder — 研磨機</td><td>1</td></tr></tbody></table>
+<p>${longLine}</p>
+<p><a href="https://shop.example.com/orders/1042">Track your parcels</a></p>
+<script>document.body.setAttribute('data-script-ran', 'yes')</script>`,
+      data: { name: 'Ólafur' },
     });
     assert.equal(sent.status, 200, sent.text);
     const emailId = sent.body.data.emails[0].email;
+    const record = (await project.api.get(`/emails/${emailId}`)).body;
     const page = await pageAs(ui.browser, server.url, project.owner);
     try {
       await page.goto(`/p/${project.id}/emails/${emailId}`);
@@ -131,11 +140,48 @@ describe('Dashboard: domains, API keys and the email record page', () => {
       await page.getByText('DELIVERED', { exact: true }).waitFor({ timeout: 60_000 });
       const timeline = page.getByLabel('Email timeline');
       for (const step of ['Queued', 'Sent', 'Delivered']) await timeline.getByText(step, { exact: true }).waitFor();
+
+      // The message: its headers, the HTML in a frame that runs no script, and the text.
+      const message = page.getByRole('region', { name: 'Message' });
+      const headers = message.getByRole('table', { name: 'Message headers' });
+      await headers.getByRole('row', { name: `From Fjord Coffee <${from}>` }).waitFor();
+      await headers.getByRole('row', { name: 'To Ólafur Arnalds <olafur@fjord.example>' }).waitFor();
+      await headers.getByRole('row', { name: 'Subject Your order #1042 has shipped — 発送しました' }).waitFor();
+      await headers.getByRole('row', { name: `Message-ID ${record.messageId}` }).waitFor();
+      const iframe = message.locator('iframe[title="The message as HTML"]');
+      assert.equal(await iframe.getAttribute('sandbox'), '', 'no script, no same origin, no navigation of the dashboard');
+      const html = page.frameLocator('iframe[title="The message as HTML"]');
+      await html.getByRole('heading', { name: 'On its way, Ólafur' }).waitFor();
+      await html.getByRole('cell', { name: 'Grinder — 研磨機' }).waitFor();
+      await html.getByText('Спасибо за заказ').waitFor();
+      await html.getByText(longLine).waitFor();
+      assert.equal(await html.getByRole('link', { name: 'Track your parcels' }).getAttribute('href'), 'https://shop.example.com/orders/1042');
+      assert.equal(await html.locator('body').getAttribute('data-script-ran'), null, 'the message script did not run');
       await assertAccessible(page, 'email');
       await screenshot(page, 'email');
+
+      await message.getByRole('tab', { name: 'Text' }).click();
+      const text = message.getByRole('tabpanel', { name: 'Text' });
+      await text.getByText(/Two parcels left our warehouse today\./).waitFor();
+      assert.match(await text.innerText(), /Espresso beans, 1 kg/);
+      assert.match(await text.innerText(), /ご注文ありがとうございます/);
+      await assertAccessible(page, 'email, text');
+
+      // Scrolled to the message: Chromium does not paint an opaque-origin frame while it is off screen.
+      await checkPhoneWidth(ui.browser, server.url, page, `/p/${project.id}/emails/${emailId}`, 'email', async (p) => {
+        await p.locator('iframe[title="The message as HTML"]').scrollIntoViewIfNeeded();
+        await p.frameLocator('iframe[title="The message as HTML"]').getByRole('heading', { name: 'On its way, Ólafur' }).waitFor();
+      });
+
+      // Its contact's page lists it, and leads back to it.
       await page.getByRole('link', { name: 'olafur@fjord.example' }).click();
       await page.getByRole('heading', { name: 'olafur@fjord.example' }).waitFor();
-      await page.getByRole('link', { name: /^Email / }).first().waitFor();
+      const emails = page.getByRole('table', { name: 'Emails to this contact' });
+      const row = emails.getByRole('row').filter({ hasText: 'Your order #1042 has shipped — 発送しました' });
+      await row.getByText('DELIVERED').waitFor();
+      await row.getByRole('link').click();
+      await page.getByRole('region', { name: 'Message' }).waitFor();
+      assert.equal(new URL(page.url()).pathname, `/p/${project.id}/emails/${emailId}`);
     } finally {
       await page.context().close();
     }

@@ -10,6 +10,7 @@ import { ErrorMessage } from '../../ui/ErrorMessage.tsx';
 import { LoadError } from '../../ui/LoadError.tsx';
 import { Loading } from '../../ui/Loading.tsx';
 import { PageHeader } from '../../ui/PageHeader.tsx';
+import { ContactEmails } from './ContactEmails.tsx';
 import { DataEditor } from './DataEditor.tsx';
 
 export type Contact = Awaited<ReturnType<typeof fetchContact>>;
@@ -47,7 +48,6 @@ export function Component() {
   if (contact.isPending) return <Loading rows={6} label="Loading the contact" />;
   if (contact.isError) return <LoadError error={contact.error} what="this contact" retry={() => contact.refetch()} />;
   const c = contact.data;
-  const emails = [...new Map((events.data?.data ?? []).filter((e) => e.emailId).map((e) => [e.emailId!, e])).values()];
 
   function saveEmail(event: FormEvent<HTMLFormElement>) {
     event.preventDefault();
@@ -91,20 +91,7 @@ export function Component() {
         </Stack>
       </Paper>
       <DataEditor contact={c} update={update} />
-      <Paper withBorder p="md" radius="md" component="section" aria-labelledby="emails-title">
-        <Title order={2} size="h4" id="emails-title" mb="sm">
-          Emails
-        </Title>
-        {events.isPending && <Loading rows={2} label="Loading emails" />}
-        {events.data && emails.length === 0 && <Text size="sm">No email sent to this contact yet.</Text>}
-        <Stack gap={4}>
-          {emails.map((e) => (
-            <Anchor key={e.emailId} component={Link} to={projectPath(project.id, 'emails', e.emailId!)} size="sm">
-              Email {e.emailId!.slice(0, 8)} · last event {e.name} · {new Date(e.createdAt).toLocaleString()}
-            </Anchor>
-          ))}
-        </Stack>
-      </Paper>
+      <ContactEmails contactId={c.id} />
       <Paper withBorder p="md" radius="md" component="section" aria-labelledby="events-title">
         <Title order={2} size="h4" id="events-title" mb="sm">
           Events

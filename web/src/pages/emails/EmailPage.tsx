@@ -1,29 +1,13 @@
 import { Alert, Anchor, Group, Paper, SimpleGrid, Stack, Text, Timeline, Title } from '@mantine/core';
 import { useQuery } from '@tanstack/react-query';
 import { Link, useParams } from 'react-router';
-import { api, call } from '../../api/client.ts';
 import { projectPath, useProject } from '../../shell/project.ts';
 import { LoadError } from '../../ui/LoadError.tsx';
 import { Loading } from '../../ui/Loading.tsx';
 import { PageHeader } from '../../ui/PageHeader.tsx';
-import { StatusBadge, type Tone } from '../../ui/StatusBadge.tsx';
-
-type Email = Awaited<ReturnType<typeof fetchEmail>>;
-const fetchEmail = (id: string) => call(api.GET('/emails/{id}', { params: { path: { id } } }));
-
-const TONE: Record<Email['status'], Tone> = {
-  QUEUED: 'neutral',
-  SENDING: 'info',
-  SENT: 'info',
-  DELIVERED: 'good',
-  OPENED: 'good',
-  CLICKED: 'good',
-  BOUNCED: 'bad',
-  COMPLAINED: 'bad',
-  FAILED: 'bad',
-  SUPPRESSED: 'warn',
-};
-const FINAL = new Set<Email['status']>(['DELIVERED', 'OPENED', 'CLICKED', 'BOUNCED', 'COMPLAINED', 'FAILED', 'SUPPRESSED']);
+import { StatusBadge } from '../../ui/StatusBadge.tsx';
+import { EmailMessage } from './EmailMessage.tsx';
+import { type Email, FINAL_STATUSES, fetchEmail, STATUS_TONE } from './emails.ts';
 
 /** The steps the record has reached, in order, with their times. */
 function steps(email: Email): { label: string; at: string; detail?: string }[] {
@@ -46,7 +30,7 @@ export function Component() {
   const email = useQuery({
     queryKey: ['email', project.id, emailId],
     queryFn: () => fetchEmail(emailId),
-    refetchInterval: (query) => (query.state.data && FINAL.has(query.state.data.status) ? false : 2000),
+    refetchInterval: (query) => (query.state.data && FINAL_STATUSES.has(query.state.data.status) ? false : 2000),
   });
   if (email.isPending) return <Loading rows={6} label="Loading the email" />;
   if (email.isError) return <LoadError error={email.error} what="this email" retry={() => email.refetch()} />;
@@ -55,7 +39,7 @@ export function Component() {
 
   return (
     <Stack maw={1000}>
-      <PageHeader title={e.subject ?? '(no subject)'} description={`${e.sourceType.toLowerCase()} email to ${e.to}`} actions={<StatusBadge tone={TONE[e.status]}>{e.status}</StatusBadge>} />
+      <PageHeader title={e.subject ?? '(no subject)'} description={`${e.sourceType.toLowerCase()} email to ${e.to}`} actions={<StatusBadge tone={STATUS_TONE[e.status]}>{e.status}</StatusBadge>} />
       <SimpleGrid cols={{ base: 1, sm: 2 }}>
         <Paper withBorder p="md" radius="md" component="section" aria-labelledby="timeline-title">
           <Title order={2} size="h4" id="timeline-title" mb="sm">
@@ -84,25 +68,22 @@ export function Component() {
           <Stack gap={6}>
             <Group gap="xs">
               <Text size="sm" fw={600}>
-                From
-              </Text>
-              <Text size="sm">{e.from}</Text>
-            </Group>
-            <Group gap="xs">
-              <Text size="sm" fw={600}>
-                To
+                Contact
               </Text>
               {e.contactId ? (
                 <Anchor component={Link} to={projectPath(project.id, 'contacts', e.contactId)} size="sm">
                   {e.to}
                 </Anchor>
               ) : (
-                <Text size="sm">{e.to}</Text>
+                <Text size="sm">{e.to} (no contact)</Text>
               )}
             </Group>
-            {e.messageId && (
-              <Text size="sm" style={{ wordBreak: 'break-all' }}>
-                <strong>Message-ID</strong> {e.messageId}
+            <Text size="sm">
+              <strong>Source</strong> {e.sourceType.toLowerCase()}
+            </Text>
+            {e.resends > 0 && (
+              <Text size="sm">
+                <strong>Sent again</strong> {e.resends} time{e.resends === 1 ? '' : 's'}, with the same Message-ID
               </Text>
             )}
             <Text size="sm">
@@ -111,6 +92,7 @@ export function Component() {
           </Stack>
         </Paper>
       </SimpleGrid>
+      <EmailMessage emailId={e.id} />
     </Stack>
   );
 }
