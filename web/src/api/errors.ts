@@ -9,6 +9,8 @@ export class ApiError extends Error {
     message: string,
     readonly fieldErrors: FieldError[] = [],
     readonly suggestion?: string,
+    /** The envelope's `details` (e.g. `{ field, line, column }` of a template syntax error). */
+    readonly details?: Record<string, unknown>,
   ) {
     super(message);
     this.name = 'ApiError';
@@ -19,8 +21,8 @@ export class ApiError extends Error {
     // { error: "…" } some creates answer with (api.md).
     const envelope = body as { error?: unknown } | undefined;
     if (envelope && typeof envelope.error === 'string') return new ApiError(response.status, 'BAD_REQUEST', envelope.error);
-    const error = envelope?.error as { code?: string; message?: string; errors?: FieldError[]; suggestion?: string } | undefined;
-    if (error?.message) return new ApiError(response.status, error.code ?? 'ERROR', error.message, error.errors ?? [], error.suggestion);
+    const error = envelope?.error as { code?: string; message?: string; errors?: FieldError[]; suggestion?: string; details?: Record<string, unknown> } | undefined;
+    if (error?.message) return new ApiError(response.status, error.code ?? 'ERROR', error.message, error.errors ?? [], error.suggestion, error.details);
     return new ApiError(response.status, 'HTTP_' + response.status, `The server answered ${response.status} ${response.statusText}.`.replace(' .', '.'));
   }
 

@@ -1,0 +1,165 @@
+import { Anchor, Button, Divider, Grid, Group, Stack, Text } from '@mantine/core';
+import { useDebouncedValue } from '@mantine/hooks';
+import { keepPreviousData, useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
+import { useEffect, useState } from 'react';
+import { Link, useNavigate, useParams } from 'react-router';
+import { api, call } from '../../api/client.ts';
+import { asApiError } from '../../api/errors.ts';
+import { projectPath, useProject } from '../../shell/project.ts';
+import { ErrorMessage } from '../../ui/ErrorMessage.tsx';
+import { LoadError } from '../../ui/LoadError.tsx';
+import { Loading } from '../../ui/Loading.tsx';
+import { PageHeader } from '../../ui/PageHeader.tsx';
+import { BodyEditor } from './BodyEditor.tsx';
+import { type Picked, PreviewPane, type Rendered } from './PreviewPane.tsx';
+import { FIELDS, fieldMessage, TemplateFields } from './TemplateFields.tsx';
+import { TestSendPanel } from './TestSendPanel.tsx';
+import { type Draft, draftOf, EMPTY_DRAFT, inputOf, sameDraft, syntaxErrorOf, type Template, templateKeys } from './templates.ts';
+import { UsagePanel } from './UsagePanel.tsx';
+
+/**
+ * /p/{id}/templates/new and /p/{id}/templates/{templateId}: the editor, with a live preview. One
+ * route, so that the contact the preview uses stays chosen when a new template is created or a
+ * copy opens.
+ */
+export function Component() {
+  const project = useProject();
+  const { templateId } = useParams();
+  const id = templateId === 'new' ? undefined : templateId;
+  const [contact, setContact] = useState<Picked | null>(null);
+  const template = useQuery({
+    queryKey: templateKeys.one(project.id, id ?? ''),
+    queryFn: () => call(api.GET('/templates/{id}', { params: { path: { id: id! } } })),
+    enabled: !!id,
+  });
+  if (!id) return <Editor key="new" contact={contact} setContact={setContact} />;
+  if (template.isError) return <LoadError error={template.error} what="the template" retry={() => template.refetch()} />;
+  if (!template.data) return <Loading rows={8} label="Loading the template" />;
+  return <Editor key={template.data.id} template={template.data} contact={contact} setContact={setContact} />;
+}
+
+type EditorProps = { template?: Template; contact: Picked | null; setContact: (contact: Picked | null) => void };
+
+function Editor({ template, contact, setContact }: EditorProps) {
+  const project = useProject();
+  const navigate = useNavigate();
+  const queryClient = useQueryClient();
+  const [saved, setSaved] = useState<Draft | undefined>(template && draftOf(template));
+  const [draft, setDraft] = useState<Draft>(saved ?? EMPTY_DRAFT);
+  const dirty = !saved || !sameDraft(draft, saved);
+
+  const save = useMutation({
+    mutationFn: async (input: Draft) => {
+      const body = inputOf(input);
+      if (!template) return call(api.POST('/templates', { body }));
+      return call(api.PATCH('/templates/{id}', { params: { path: { id: template.id } }, body }));
+    },
+    onSuccess: async (result, input) => {
+      queryClient.setQueryData(templateKeys.one(project.id, result.id), result);
+      await queryClient.invalidateQueries({ queryKey: [...templateKeys.all(project.id), 'list'] });
+      setSaved(input);
+      if (!template) navigate(projectPath(project.id, 'templates', result.id), { replace: true });
+    },
+  });
+  const duplicate = useMutation({
+    mutationFn: () => call(api.POST('/templates/{id}/duplicate', { params: { path: { id: template!.id } } })),
+    onSuccess: async (copy) => {
+      await queryClient.invalidateQueries({ queryKey: [...templateKeys.all(project.id), 'list'] });
+      navigate(projectPath(project.id, 'templates', copy.id));
+    },
+  });
+  function set<K extends keyof Draft>(key: K, value: Draft[K]) {
+    setDraft((current) => ({ ...current, [key]: value }));
+    if (save.error) save.reset();
+  }
+
+  // The live preview: the draft's subject and body, rendered server-side by the sending renderer.
+  const [subject] = useDebouncedValue(draft.subject, 400);
+  const [body] = useDebouncedValue(draft.body, 400);
+  const source = { subject, body };
+  const preview = useQuery({
+    queryKey: [...templateKeys.all(project.id), 'preview', source.subject, source.body, contact?.id ?? null],
+    queryFn: () => call(api.POST('/templates/preview', { body: { subject: source.subject, body: source.body, contactId: contact?.id ?? null } })),
+    placeholderData: keepPreviousData,
+    retry: false,
+  });
+  const [rendered, setRendered] = useState<Rendered>();
+  useEffect(() => {
+    if (preview.data) setRendered(preview.data);
+  }, [preview.data]);
+
+  const syntax = syntaxErrorOf(preview.error) ?? syntaxErrorOf(save.error);
+  const bodySyntax = syntax?.field === 'body' ? syntax : undefined;
+  const subjectSyntax = syntax?.field === 'subject' ? syntax : undefined;
+  const previewProblem = preview.error ? (syntax ? 'Fix the syntax error to render it again.' : asApiError(preview.error)?.message) : undefined;
+
+  async function saveFirst(): Promise<boolean> {
+    if (!dirty) return true;
+    try {
+      await save.mutateAsync(draft);
+      return true;
+    } catch {
+      return false;
+    }
+  }
+
+  return (
+    <Stack maw={1400}>
+      <PageHeader
+        title={template ? (saved?.name ?? template.name) : 'New template'}
+        description={
+          <Anchor component={Link} to={projectPath(project.id, 'templates')} size="sm">
+            ← All templates
+          </Anchor>
+        }
+        actions={
+          template && (
+            <Button variant="default" onClick={() => duplicate.mutate()} loading={duplicate.isPending}>
+              Duplicate
+            </Button>
+          )
+        }
+      />
+      {duplicate.isError && <ErrorMessage error={duplicate.error} />}
+      <Grid gap="lg">
+        <Grid.Col span={{ base: 12, md: 7 }}>
+          <form
+            aria-label="Template"
+            noValidate
+            onSubmit={(event) => {
+              event.preventDefault();
+              save.mutate(draft);
+            }}
+          >
+            <Stack gap="md">
+              <TemplateFields draft={draft} set={set} error={save.error} subjectSyntax={subjectSyntax} />
+              <BodyEditor value={draft.body} onChange={(body) => set('body', body)} error={bodySyntax} fieldError={fieldMessage(save.error, 'body')} />
+              {!syntaxErrorOf(save.error) && <ErrorMessage error={save.error} shownFields={FIELDS} />}
+              <Group gap="sm">
+                <Button type="submit" loading={save.isPending}>
+                  {template ? 'Save template' : 'Create template'}
+                </Button>
+                <Text size="sm" c="dimmed" role="status">
+                  {save.isPending ? 'Saving…' : dirty ? (template ? 'Unsaved changes' : 'Not created yet') : 'All changes saved'}
+                </Text>
+              </Group>
+            </Stack>
+          </form>
+        </Grid.Col>
+        <Grid.Col span={{ base: 12, md: 5 }}>
+          <Stack gap="lg">
+            <PreviewPane contact={contact} onContactChange={setContact} rendered={rendered} pending={preview.isFetching} problem={previewProblem} />
+            {template && (
+              <>
+                <Divider />
+                <TestSendPanel templateId={template.id} saveFirst={saveFirst} dirty={dirty} />
+                <Divider />
+                <UsagePanel templateId={template.id} />
+              </>
+            )}
+          </Stack>
+        </Grid.Col>
+      </Grid>
+    </Stack>
+  );
+}

@@ -1,0 +1,87 @@
+import { asApiError } from '../../api/errors.ts';
+import type { paths } from '../../api/schema';
+
+export type Template = paths['/templates/{id}']['get']['responses'][200]['content']['application/json'];
+export type TemplateUsage = paths['/templates/{id}/usage']['get']['responses'][200]['content']['application/json'];
+
+export const TEMPLATE_TYPES = ['MARKETING', 'TRANSACTIONAL', 'HEADLESS'] as const;
+export type TemplateType = (typeof TEMPLATE_TYPES)[number];
+
+export const TYPE_LABELS: Record<TemplateType, string> = {
+  MARKETING: 'Marketing',
+  TRANSACTIONAL: 'Transactional',
+  HEADLESS: 'Headless',
+};
+
+export const templateKeys = {
+  all: (projectId: string) => ['templates', projectId] as const,
+  list: (projectId: string, filters: object) => ['templates', projectId, 'list', filters] as const,
+  one: (projectId: string, id: string) => ['templates', projectId, 'one', id] as const,
+  usage: (projectId: string, id: string) => ['templates', projectId, 'usage', id] as const,
+};
+
+/** What the editor edits: the template's fields as strings (empty = unset). */
+export type Draft = {
+  name: string;
+  description: string;
+  subject: string;
+  body: string;
+  from: string;
+  fromName: string;
+  replyTo: string;
+  type: TemplateType;
+};
+
+export const EMPTY_DRAFT: Draft = {
+  name: '',
+  description: '',
+  subject: '',
+  body: '<h1>Hello {{ first_name ?? "there" }}</h1>\n<p>Write your message here.</p>\n',
+  from: '',
+  fromName: '',
+  replyTo: '',
+  type: 'MARKETING',
+};
+
+export function draftOf(template: Template): Draft {
+  return {
+    name: template.name,
+    description: template.description ?? '',
+    subject: template.subject,
+    body: template.body,
+    from: template.from,
+    fromName: template.fromName ?? '',
+    replyTo: template.replyTo ?? '',
+    type: template.type,
+  };
+}
+
+/** The create or PATCH body: optional fields left empty are null (cleared). */
+export function inputOf(draft: Draft) {
+  const orNull = (value: string) => (value.trim() === '' ? null : value.trim());
+  return {
+    name: draft.name.trim(),
+    subject: draft.subject,
+    body: draft.body,
+    from: draft.from.trim(),
+    type: draft.type,
+    description: draft.description.trim() === '' ? null : draft.description,
+    fromName: orNull(draft.fromName),
+    replyTo: orNull(draft.replyTo),
+  };
+}
+
+export const sameDraft = (a: Draft, b: Draft) => (Object.keys(a) as (keyof Draft)[]).every((key) => a[key] === b[key]);
+
+/** A template syntax error's place (contract §5: 400 TEMPLATE_SYNTAX_ERROR naming line and column). */
+export type SyntaxErrorAt = { field: 'subject' | 'body' | undefined; line?: number; column?: number; message: string };
+
+export function syntaxErrorOf(error: unknown): SyntaxErrorAt | undefined {
+  const apiError = asApiError(error);
+  if (apiError?.code !== 'TEMPLATE_SYNTAX_ERROR') return undefined;
+  const details = apiError.details ?? {};
+  const field = details.field === 'subject' || details.field === 'body' ? details.field : undefined;
+  const line = typeof details.line === 'number' ? details.line : undefined;
+  const column = typeof details.column === 'number' ? details.column : undefined;
+  return { field, line, column, message: apiError.message };
+}
