@@ -82,7 +82,7 @@ describe('Dashboard: templates', () => {
       await page.getByRole('heading', { name: 'New template' }).waitFor();
       await page.getByRole('textbox', { name: 'Name', exact: true }).fill('Order shipped');
       await page.getByRole('textbox', { name: 'Subject' }).fill(SUBJECT);
-      await page.getByRole('textbox', { name: 'From address' }).fill(`orders@${domain.domain}`);
+      await page.getByRole('textbox', { name: 'From address' }).fill('orders@not-verified.example');
       await page.getByRole('textbox', { name: 'Sender name' }).fill('Fjord Coffee');
       await page.getByRole('combobox', { name: 'Type' }).selectOption('TRANSACTIONAL');
       await setBody(page, BODY);
@@ -97,6 +97,18 @@ describe('Dashboard: templates', () => {
       assert.match(shown, /reach Kyōto within two working days/);
       assert.equal(await countInPreview(page, 'h1', 'Thank you, Ксения!'), 1);
       assert.equal(await countInPreview(page, 'td', '2'), 1);
+
+      // The server refuses a sender on a domain the project has not verified: said under the field.
+      await page.getByRole('button', { name: 'Create template' }).click();
+      await page.getByText('The sender domain is not verified in this project.').or(page.getByText(/not verified/)).first().waitFor();
+      const fromField = page.getByRole('textbox', { name: 'From address' });
+      assert.equal(await fromField.getAttribute('aria-invalid'), 'true');
+      await fromField.fill(`orders@${domain.domain}`);
+      assert.notEqual(await fromField.getAttribute('aria-invalid'), 'true', 'an edit clears the refusal');
+      // Keyboard: Tab leaves the body editor for the next control (no trap).
+      await bodyEditor(page).click();
+      await page.keyboard.press('Tab');
+      assert.equal(await bodyEditor(page).evaluate((e: any) => e.ownerDocument.activeElement === e), false);
 
       await page.getByRole('button', { name: 'Create template' }).click();
       await page.getByText('All changes saved').waitFor();

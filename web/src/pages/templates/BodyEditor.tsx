@@ -55,6 +55,8 @@ export function BodyEditor({ value, onChange, error, fieldError }: Props) {
           extensions={extensions}
           onCreateEditor={(created) => setView(created)}
           basicSetup={{ autocompletion: false, foldGutter: false, highlightActiveLine: false }}
+          // Tab moves the focus on, as in every other field (no keyboard trap); indent with spaces.
+          indentWithTab={false}
           minHeight="320px"
           theme="light"
         />
