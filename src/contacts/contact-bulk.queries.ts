@@ -39,11 +39,16 @@ export function findJob(db: Queryable, projectId: string, jobId: string) {
   return queryOne<ContactJobRow>(db, `SELECT ${JOB_COLUMNS} FROM contact_jobs WHERE project_id = $1 AND id = $2`, [projectId, jobId]);
 }
 
-/** Claims a queued (or, after a crash, running) job for this attempt; undefined when it has ended. */
+/**
+ * Claims a queued (or, after a crash, running) job for this attempt; undefined when it has ended.
+ * The time comes from the `clock` CTE: Citus refuses now() inside coalesce in a write.
+ */
 export function startJob(db: Queryable, projectId: string, jobId: string) {
   return queryOne<ContactJobRow>(
     db,
-    `UPDATE contact_jobs SET status = 'running', started_at = coalesce(started_at, now())
+    `WITH clock AS MATERIALIZED (SELECT now() AS now)
+     UPDATE contact_jobs SET status = 'running', started_at = coalesce(started_at, clock.now)
+       FROM clock
       WHERE project_id = $1 AND id = $2 AND status IN ('queued', 'running')
       RETURNING ${JOB_COLUMNS}`,
     [projectId, jobId],

@@ -55,7 +55,7 @@ export async function saveStats(db: Queryable, projectId: string, contactCount: 
   await db.query(
     `INSERT INTO contact_field_stats (project_id, contact_count, fields, computed_at)
      SELECT id, $2, $3::jsonb, now() FROM projects WHERE id = $1
-     ON CONFLICT (project_id) DO UPDATE SET contact_count = EXCLUDED.contact_count, fields = EXCLUDED.fields, computed_at = now()`,
+     ON CONFLICT (project_id) DO UPDATE SET contact_count = EXCLUDED.contact_count, fields = EXCLUDED.fields, computed_at = EXCLUDED.computed_at`,
     [projectId, contactCount, JSON.stringify(fields)],
   );
 }

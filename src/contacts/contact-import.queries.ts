@@ -1,4 +1,5 @@
 import { type Queryable, queryOne } from '../db/index.ts';
+import { LOCK_EXISTING_CONTACTS, upsertContactsByEmail } from './contacts.queries.ts';
 import type { Primitive } from './data-rules.ts';
 
 export async function insertImportFile(db: Queryable, projectId: string, jobId: string, content: Buffer) {
@@ -25,33 +26,32 @@ export type ImportRow = { email: string; subscribed: boolean | null; data: Recor
 export type UpsertedContact = { id: string; subscribed: boolean; was: boolean | null };
 
 /**
- * Upserts a batch of contacts by email in one statement (emails distinct within the batch):
- * new contacts get `subscribed` from the file or true; existing ones keep theirs unless the file
- * gives it (which also ends a snooze); data keys merge over the stored ones. `was` is the previous
- * `subscribed` of an existing contact (null for a new one), for the subscription events.
+ * Upserts a batch of contacts by email (emails distinct within the batch): new contacts get
+ * `subscribed` from the file or true; existing ones keep theirs unless the file gives it (which
+ * also ends a snooze); data keys merge over the stored ones. `was` is the previous `subscribed` of
+ * an existing contact (null for a new one), for the subscription events. The batch's existing
+ * contacts are locked first, in one statement and in email order (as one upsert of them all
+ * would); then one upsertContactsByEmail per value of `subscribed` in the file (true, false, not
+ * given), since ON CONFLICT cannot read a per-row value that is not a column (a subquery there
+ * fails on Citus).
  */
-export function upsertContacts(db: Queryable, projectId: string, rows: ImportRow[]) {
-  return db.query<UpsertedContact>(
-    `WITH input AS (
-       SELECT r->>'email' AS email, (r->>'subscribed')::boolean AS subscribed, r->'data' AS data
-         FROM jsonb_array_elements($2::jsonb) AS r
-     ),
-     existing AS (
-       SELECT c.id, c.subscribed FROM contacts c JOIN input i ON c.email = i.email
-        WHERE c.project_id = $1
-          FOR UPDATE OF c
-     ),
-     upserted AS (
-       INSERT INTO contacts AS c (project_id, email, subscribed, data)
-       SELECT $1, i.email, coalesce(i.subscribed, true), i.data FROM input i
-       ON CONFLICT (project_id, email) DO UPDATE
-          SET subscribed = coalesce((SELECT i.subscribed FROM input i WHERE i.email = EXCLUDED.email), c.subscribed),
-              snoozed_until = CASE WHEN (SELECT i.subscribed FROM input i WHERE i.email = EXCLUDED.email) IS NULL THEN c.snoozed_until END,
-              data = c.data || EXCLUDED.data,
-              updated_at = now()
-       RETURNING c.id, c.subscribed
-     )
-     SELECT u.id, u.subscribed, e.subscribed AS was FROM upserted u LEFT JOIN existing e ON e.id = u.id`,
-    [projectId, JSON.stringify(rows)],
+export async function upsertContacts(db: Queryable, projectId: string, rows: ImportRow[]): Promise<UpsertedContact[]> {
+  await db.query(
+    `WITH input AS (SELECT $1::uuid AS project_id, email FROM unnest($2::text[]) AS email)
+     ${LOCK_EXISTING_CONTACTS('c.id', '$1::uuid')}`,
+    [projectId, rows.map((row) => row.email)],
   );
+  const upserted: UpsertedContact[] = [];
+  for (const subscribed of [true, false, null]) {
+    const group = rows.filter((row) => row.subscribed === subscribed);
+    if (group.length === 0) continue;
+    const written = await upsertContactsByEmail(
+      db,
+      group.map((row) => ({ projectId, email: row.email, set: row.data })),
+      { subscribed, subscribedWhenNew: subscribed ?? true, unset: [] },
+      { oneProject: true },
+    );
+    for (const contact of written) upserted.push({ id: contact.id, subscribed: contact.subscribed, was: contact.was_subscribed });
+  }
+  return upserted;
 }
