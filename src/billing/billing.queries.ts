@@ -40,7 +40,7 @@ export async function saveLimits(tx: Queryable, projectId: string, changes: Part
        transactional = CASE WHEN $5 THEN EXCLUDED.transactional ELSE l.transactional END,
        campaigns = CASE WHEN $6 THEN EXCLUDED.campaigns ELSE l.campaigns END,
        workflows = CASE WHEN $7 THEN EXCLUDED.workflows ELSE l.workflows END,
-       updated_at = now()
+       updated_at = EXCLUDED.updated_at
      RETURNING transactional, campaigns, workflows`,
     [projectId, value('transactional'), value('campaigns'), value('workflows'), given('transactional'), given('campaigns'), given('workflows')],
   );

@@ -25,6 +25,7 @@ export const GLOBAL_TABLES: Readonly<Record<string, 'reference' | 'coordinator'>
   uploads: 'coordinator',
   event_dispatch: 'coordinator',
   worker_instances: 'coordinator',
+  login_failures: 'coordinator',
   system_dkim_keys: 'reference',
 };
 

@@ -4,7 +4,9 @@ export type IdempotencyRecord = { method: string; path: string; statusCode: numb
 
 /**
  * Claims `key` for this request: inserts it, or takes over a row whose TTL has passed. One
- * statement, so of concurrent requests with one key exactly one gets `true` (contract §13).
+ * statement, so of concurrent requests with one key exactly one gets `true` (contract §13). The
+ * time is the proposed row's created_at (its default, the transaction time): Citus refuses now() in
+ * DO UPDATE.
  */
 export async function claimIdempotencyKey(
   db: Queryable,
@@ -15,8 +17,8 @@ export async function claimIdempotencyKey(
      VALUES ($1, $2, $3, $4, now() + make_interval(hours => $5::int))
      ON CONFLICT (project_id, key) DO UPDATE
        SET method = EXCLUDED.method, path = EXCLUDED.path, status_code = NULL,
-           created_at = now(), expires_at = EXCLUDED.expires_at
-       WHERE idempotency_keys.expires_at < now()
+           created_at = EXCLUDED.created_at, expires_at = EXCLUDED.expires_at
+       WHERE idempotency_keys.expires_at < EXCLUDED.created_at
      RETURNING 1`,
     [claim.projectId, claim.key, claim.method, claim.path, claim.ttlHours],
   );

@@ -9,7 +9,7 @@ export async function lockInstance(session: { query: (text: string, values: unkn
 }
 
 export async function registerInstance(db: Queryable, id: number): Promise<void> {
-  await db.query(`INSERT INTO worker_instances (id) VALUES ($1) ON CONFLICT (id) DO UPDATE SET started_at = now()`, [id]);
+  await db.query(`INSERT INTO worker_instances (id) VALUES ($1) ON CONFLICT (id) DO UPDATE SET started_at = EXCLUDED.started_at`, [id]);
 }
 
 export async function forgetInstances(db: Queryable, ids: number[]): Promise<void> {

@@ -58,7 +58,7 @@ export async function disableForReputation(tx: Queryable, projectId: string, rea
        UPDATE projects SET disabled = true, disabled_reason = $2, updated_at = now() WHERE id = $1 AND NOT disabled RETURNING id
      )
      INSERT INTO project_reputation AS r (project_id, disabled_at) SELECT id, now() FROM disabled
-     ON CONFLICT (project_id) DO UPDATE SET disabled_at = now()
+     ON CONFLICT (project_id) DO UPDATE SET disabled_at = EXCLUDED.disabled_at
      RETURNING r.project_id`,
     [projectId, reason],
   );
@@ -69,7 +69,7 @@ export async function disableForReputation(tx: Queryable, projectId: string, rea
 export async function markReviewed(tx: Queryable, projectId: string): Promise<void> {
   await tx.query(
     `INSERT INTO project_reputation AS r (project_id, reviewed_at) VALUES ($1, now())
-     ON CONFLICT (project_id) DO UPDATE SET reviewed_at = now(), disabled_at = NULL`,
+     ON CONFLICT (project_id) DO UPDATE SET reviewed_at = EXCLUDED.reviewed_at, disabled_at = NULL`,
     [projectId],
   );
 }
