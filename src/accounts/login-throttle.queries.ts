@@ -17,16 +17,18 @@ export async function findFailures(db: Queryable, keys: string[]): Promise<Failu
 
 /**
  * Counts one failure on each key (a count older than FORGET_AFTER_SECONDS starts again at 1). The
- * time is read back from EXCLUDED (the transaction time): Citus refuses now() in DO UPDATE SET.
+ * time is read back from EXCLUDED (the transaction time): Citus refuses now() in DO UPDATE SET. The
+ * period is written into the statement (a constant of this file): on Citus a parameter in DO UPDATE
+ * SET of a coordinator table is not passed on ("there is no parameter $2").
  */
 export async function recordFailure(db: Queryable, keys: string[]): Promise<void> {
   await db.query(
     `INSERT INTO login_failures AS f (key, failures, last_failed_at)
      SELECT key, 1, now() FROM unnest($1::text[]) AS key
      ON CONFLICT (key) DO UPDATE
-        SET failures = CASE WHEN EXCLUDED.last_failed_at - f.last_failed_at < make_interval(secs => $2) THEN f.failures + 1 ELSE 1 END,
+        SET failures = CASE WHEN EXCLUDED.last_failed_at - f.last_failed_at < make_interval(secs => ${FORGET_AFTER_SECONDS}) THEN f.failures + 1 ELSE 1 END,
             last_failed_at = EXCLUDED.last_failed_at`,
-    [keys, FORGET_AFTER_SECONDS],
+    [keys],
   );
 }
 
