@@ -39,14 +39,17 @@ export async function pauseRollup(tx: Queryable): Promise<void> {
 
 /**
  * The earliest event at or after `from` (any project), so a run skips empty stretches instead of
- * walking them: one index probe per project (events_project_created_idx).
+ * walking them: one index probe per project (events_project_created_idx). The projects are those
+ * with a name in event_names (every statement that inserts events records their names), not
+ * `projects`: on Citus a LIMIT in a LATERAL over a reference table cannot run on the nodes, and
+ * over a co-located table it runs on each node for the projects there.
  */
 export async function nextEventAt(tx: Queryable, from: Date | null): Promise<Date | null> {
   const rows = await tx.query<{ at: Date | null }>(
-    `SELECT min(first.created_at) AS at FROM projects p
+    `SELECT min(first.created_at) AS at FROM (SELECT project_id FROM event_names GROUP BY project_id) p
      CROSS JOIN LATERAL (
        SELECT created_at FROM events e
-       WHERE e.project_id = p.id AND ($1::timestamptz IS NULL OR e.created_at >= $1::timestamptz)
+       WHERE e.project_id = p.project_id AND ($1::timestamptz IS NULL OR e.created_at >= $1::timestamptz)
        ORDER BY e.created_at LIMIT 1
      ) first`,
     [from?.toISOString() ?? null],
