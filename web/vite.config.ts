@@ -17,6 +17,9 @@ export default defineConfig({
       output: {
         advancedChunks: {
           groups: [
+            // First, what the first page loads: a group also takes its modules' dependencies, so
+            // without this one the charts group took React and Mantine, and every page loaded recharts.
+            { name: 'vendor', test: /node_modules/, tags: ['$initial'] },
             { name: 'codemirror', test: /node_modules[\\/](@codemirror|@lezer|@uiw|codemirror)/ },
             { name: 'charts', test: /node_modules[\\/](recharts|d3-|victory-vendor|@mantine[\\/]charts)/ },
           ],
