@@ -19,17 +19,19 @@ export type EmailSource = { contact_id: string | null; campaign_id: string | nul
 /**
  * Counts an open: every open adds to `opens`; the first sets opened_at and moves SENT/DELIVERED
  * to OPENED (later states such as CLICKED or BOUNCED stay). The row is locked first so
- * `first_open` is exact when two opens race.
+ * `first_open` is exact when two opens race. The time comes from the `clock` CTE (here and in
+ * recordClick): Citus refuses now() inside coalesce in a write.
  */
 export async function recordOpen(db: Queryable, projectId: string, emailId: string) {
   return queryOne<EmailSource & { first_open: boolean }>(
     db,
-    `WITH old AS (SELECT id, opened_at FROM emails WHERE project_id = $1 AND id = $2 FOR UPDATE)
+    `WITH clock AS MATERIALIZED (SELECT now() AS now),
+     old AS (SELECT id, opened_at FROM emails WHERE project_id = $1 AND id = $2 FOR UPDATE)
      UPDATE emails e SET
        opens = e.opens + 1,
-       opened_at = coalesce(e.opened_at, now()),
+       opened_at = coalesce(e.opened_at, clock.now),
        status = CASE WHEN e.status IN ('SENT', 'DELIVERED') THEN 'OPENED' ELSE e.status END
-     FROM old WHERE e.project_id = $1 AND e.id = old.id
+     FROM old, clock WHERE e.project_id = $1 AND e.id = old.id
      RETURNING e.contact_id, e.campaign_id, e.template_id, e.workflow_id, old.opened_at IS NULL AS first_open`,
     [projectId, emailId],
   );
@@ -43,12 +45,13 @@ export async function recordOpen(db: Queryable, projectId: string, emailId: stri
 export async function recordClick(db: Queryable, projectId: string, emailId: string, index: number) {
   return queryOne<EmailSource & { url: string }>(
     db,
-    `WITH link AS (SELECT link_urls ->> $3::int AS url FROM emails WHERE project_id = $1 AND id = $2)
+    `WITH clock AS MATERIALIZED (SELECT now() AS now),
+     link AS (SELECT link_urls ->> $3::int AS url FROM emails WHERE project_id = $1 AND id = $2)
      UPDATE emails e SET
        clicks = e.clicks + 1,
-       clicked_at = coalesce(e.clicked_at, now()),
+       clicked_at = coalesce(e.clicked_at, clock.now),
        status = CASE WHEN e.status IN ('SENT', 'DELIVERED', 'OPENED') THEN 'CLICKED' ELSE e.status END
-     FROM link WHERE e.project_id = $1 AND e.id = $2 AND link.url IS NOT NULL
+     FROM link, clock WHERE e.project_id = $1 AND e.id = $2 AND link.url IS NOT NULL
      RETURNING link.url, e.contact_id, e.campaign_id, e.template_id, e.workflow_id`,
     [projectId, emailId, index],
   );
@@ -71,7 +74,8 @@ export async function findLinkContact(db: Queryable, projectId: string, contactI
  * Sets `subscribed` from a link, in one statement with the row locked, and returns the previous
  * value (null when the contact is gone). Either answer ends a snooze: unsubscribing makes it
  * permanent, subscribing ends it now. `updated_at` moves only when something changed. The email
- * the link came in (if any) is read along for the event's data.
+ * the link came in (if any) is read along for the event's data. A link without one looks for the
+ * nil id, which no record has: with `e.id = NULL` Citus prunes emails away and then refuses the join.
  */
 export async function setSubscriptionFromLink(db: Queryable, projectId: string, contactId: string, subscribed: boolean, emailId: string | null) {
   return queryOne<Omit<LinkContact, 'project_name' | 'snoozed_until'> & { was_subscribed: boolean; email_found: boolean } & Omit<EmailSource, 'contact_id'>>(
@@ -86,7 +90,7 @@ export async function setSubscriptionFromLink(db: Queryable, projectId: string, 
      SELECT c.id, c.email, $3::boolean AS subscribed, old.subscribed AS was_subscribed,
             e.id IS NOT NULL AS email_found, e.campaign_id, e.template_id, e.workflow_id
      FROM old JOIN contacts c ON c.project_id = $1 AND c.id = old.id
-     LEFT JOIN emails e ON e.project_id = $1 AND e.id = $4::uuid`,
+     LEFT JOIN emails e ON e.project_id = $1 AND e.id = coalesce($4::uuid, '00000000-0000-0000-0000-000000000000')`,
     [projectId, contactId, subscribed, emailId],
   );
 }
