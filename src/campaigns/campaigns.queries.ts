@@ -22,6 +22,8 @@ export type CampaignValues = {
 /**
  * The counters of a campaign, from its records by status (contract §6: counters follow the
  * records). Only `status` is read, so the (project_id, campaign_id, status) index answers it.
+ * Every statement using it binds the project as $1: with the constant, Citus runs the join on the
+ * project's node even when `p` is a modifying CTE (it refuses a LATERAL join through p.project_id).
  */
 const COUNTS = `LEFT JOIN LATERAL (
     SELECT
@@ -34,7 +36,7 @@ const COUNTS = `LEFT JOIN LATERAL (
       count(*) FILTER (WHERE e.status = 'COMPLAINED')::int AS complained_count,
       count(*) FILTER (WHERE e.status = 'FAILED')::int AS failed_count,
       count(*) FILTER (WHERE e.status = 'SUPPRESSED')::int AS suppressed_count
-    FROM emails e WHERE e.project_id = p.project_id AND e.campaign_id = p.id
+    FROM emails e WHERE e.project_id = $1 AND e.campaign_id = p.id
   ) n ON true`;
 
 const valueParams = (v: CampaignValues) => [
@@ -105,6 +107,7 @@ export async function replaceCampaign(db: Queryable, projectId: string, id: stri
 /**
  * Moves a campaign to `status`; SENDING also stamps sent_at (contract §9). `scheduledFor`: the
  * time to store (SCHEDULED), or null to clear it (sent now: api.md's null for immediate sends).
+ * The time comes from the `clock` CTE: Citus refuses now() inside CASE in a write.
  */
 export async function setStatus(
   tx: Queryable,
@@ -113,11 +116,13 @@ export async function setStatus(
   change: { status: CampaignStatus; scheduledFor?: Date | null; totalRecipients?: number },
 ): Promise<void> {
   await tx.query(
-    `UPDATE campaigns SET status = $3,
+    `WITH clock AS MATERIALIZED (SELECT now() AS now)
+     UPDATE campaigns SET status = $3,
        scheduled_for = CASE WHEN $6::boolean THEN $4::timestamptz ELSE scheduled_for END,
-       sent_at = CASE WHEN $3 = 'SENDING' THEN now() ELSE sent_at END,
+       sent_at = CASE WHEN $3 = 'SENDING' THEN clock.now ELSE sent_at END,
        total_recipients = coalesce($5::int, total_recipients),
-       updated_at = now()
+       updated_at = clock.now
+       FROM clock
      WHERE project_id = $1 AND id = $2`,
     [projectId, id, change.status, change.scheduledFor?.toISOString() ?? null, change.totalRecipients ?? null, change.scheduledFor !== undefined],
   );

@@ -35,17 +35,22 @@ export async function listSegments(db: Queryable, projectId: string): Promise<Se
 
 export type SegmentPatch = { name?: string; description?: string | null; condition?: object; trackMembership?: boolean; memberCount?: number };
 
-/** Sets the given fields (undefined = keep); a new count also stamps counted_at. */
+/**
+ * Sets the given fields (undefined = keep); a new count also stamps counted_at. The time comes from
+ * the `clock` CTE: Citus refuses now() inside CASE in a write.
+ */
 export async function updateSegment(db: Queryable, projectId: string, id: string, patch: SegmentPatch): Promise<SegmentRow | undefined> {
   const [row] = await db.query<SegmentRow>(
-    `UPDATE segments SET
+    `WITH clock AS MATERIALIZED (SELECT now() AS now)
+     UPDATE segments SET
        name = CASE WHEN $3::boolean THEN $4 ELSE name END,
        description = CASE WHEN $5::boolean THEN $6 ELSE description END,
        condition = coalesce($7::jsonb, condition),
        track_membership = coalesce($8::boolean, track_membership),
        member_count = coalesce($9::int, member_count),
-       counted_at = CASE WHEN $9::int IS NULL THEN counted_at ELSE now() END,
-       updated_at = now()
+       counted_at = CASE WHEN $9::int IS NULL THEN counted_at ELSE clock.now END,
+       updated_at = clock.now
+       FROM clock
      WHERE project_id = $1 AND id = $2
      RETURNING ${COLUMNS}`,
     [
