@@ -80,7 +80,9 @@ export async function failUnsentRecords(tx: Queryable, projectId: string, campai
 
 /**
  * SENDING → SENT for every campaign whose audience is fixed and none of whose records is still
- * QUEUED or SENDING (contract §9), across projects. Returns how many are still SENDING after it.
+ * QUEUED or SENDING (contract §9), across projects. Returns how many are still SENDING after it:
+ * those SENDING and not just done (on PostgreSQL the count reads the statement's snapshot, before
+ * `done`; on Citus `done` has run already and its rows are no longer SENDING).
  */
 export async function completeSentCampaigns(db: Queryable): Promise<{ sent: Array<{ project_id: string; id: string }>; stillSending: number }> {
   const rows = await db.query<{ project_id: string | null; id: string | null; still_sending: number }>(
@@ -90,7 +92,9 @@ export async function completeSentCampaigns(db: Queryable): Promise<{ sent: Arra
          AND NOT EXISTS (SELECT 1 FROM emails e WHERE e.project_id = c.project_id AND e.campaign_id = c.id AND e.status IN ('QUEUED', 'SENDING'))
        RETURNING c.project_id, c.id
      )
-     SELECT d.project_id, d.id, (SELECT count(*)::int FROM campaigns WHERE status = 'SENDING') - (SELECT count(*)::int FROM done) AS still_sending
+     SELECT d.project_id, d.id,
+            (SELECT count(*)::int FROM campaigns s
+              WHERE s.status = 'SENDING' AND NOT EXISTS (SELECT 1 FROM done x WHERE x.project_id = s.project_id AND x.id = s.id)) AS still_sending
      FROM (SELECT 1) one LEFT JOIN done d ON true`,
   );
   return {
