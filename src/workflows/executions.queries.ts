@@ -9,9 +9,12 @@ import type { ExecutionRow, ExecutionStatus, StepRecordRow } from './executions.
  * contact into an allowReentry-false workflow once even under concurrent triggers; the partial
  * unique index on active executions refuses a second RUNNING or WAITING one. A new execution
  * stands on the TRIGGER's successor, due now; the TRIGGER's own step record is written with it.
- * A TRIGGER without a successor completes at once.
+ * A TRIGGER without a successor completes at once. The time comes from the `clock` CTE: Citus
+ * refuses now() inside CASE in a write.
  */
-const ADMIT = `entered AS (
+const ADMIT = `clock AS MATERIALIZED (
+       SELECT now() AS now
+     ), entered AS (
        INSERT INTO workflow_entries (project_id, workflow_id, contact_id)
        SELECT $1, workflow_id, contact_id FROM cand
        ON CONFLICT DO NOTHING
@@ -27,9 +30,9 @@ const ADMIT = `entered AS (
        SELECT $1, workflow_id, contact_id,
               CASE WHEN first_step_id IS NULL THEN 'COMPLETED' ELSE 'RUNNING' END,
               coalesce(first_step_id, trigger_step_id), context, event_id, event_name, event_data,
-              CASE WHEN first_step_id IS NULL THEN NULL ELSE now() END,
-              CASE WHEN first_step_id IS NULL THEN now() END
-       FROM admitted
+              CASE WHEN first_step_id IS NULL THEN NULL ELSE clock.now END,
+              CASE WHEN first_step_id IS NULL THEN clock.now END
+       FROM admitted, clock
        ON CONFLICT (project_id, workflow_id, contact_id) WHERE status IN ('RUNNING', 'WAITING') DO NOTHING
        RETURNING *
      ), trigger_records AS (

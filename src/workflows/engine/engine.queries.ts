@@ -116,7 +116,9 @@ export type Progress = { claimed: Claimed; records: StepRecordWrite[]; state: Ex
 /**
  * Commits a step transaction's outcome in one statement, for every execution it advanced: the step
  * records, then each execution's new state. RUNNING keeps the claim (the worker goes on, e.g. with
- * a WEBHOOK call); WAITING and the finished states release it.
+ * a WEBHOOK call); WAITING and the finished states release it. The time comes from the `clock` CTE,
+ * and a timer's end is added to it in UTC (timestamp + interval is immutable, timestamptz + interval
+ * is not): Citus refuses a non-immutable expression inside CASE in a write.
  */
 export async function saveProgress(tx: Queryable, progress: Progress[]): Promise<void> {
   if (progress.length === 0) return;
@@ -134,7 +136,9 @@ export async function saveProgress(tx: Queryable, progress: Progress[]): Promise
     error: state.error,
   }));
   await tx.query(
-    `WITH records AS (
+    `WITH clock AS MATERIALIZED (
+       SELECT now() AS now, now() AT TIME ZONE 'UTC' AS utc
+     ), records AS (
        INSERT INTO workflow_execution_steps AS s (project_id, execution_id, step_id, step_type, status, output, error, started_at, completed_at, attempts)
        SELECT r.project_id, r.execution_id, r.step_id, r.step_type, r.status, r.output, r.error, r.started_at, r.completed_at,
          CASE WHEN r.status = 'RUNNING' THEN 0 ELSE 1 END
@@ -150,17 +154,17 @@ export async function saveProgress(tx: Queryable, progress: Progress[]): Promise
        status = n.status,
        current_step_id = n.current_step_id,
        due_at = CASE WHEN n.status = 'RUNNING' THEN x.due_at
-                     WHEN n.status = 'WAITING' AND n.wait_seconds IS NOT NULL THEN now() + make_interval(secs => n.wait_seconds) END,
+                     WHEN n.status = 'WAITING' AND n.wait_seconds IS NOT NULL THEN (clock.utc + make_interval(secs => n.wait_seconds)) AT TIME ZONE 'UTC' END,
        claim = CASE WHEN n.status = 'RUNNING' THEN x.claim END,
        wait_event_name = n.wait_event_name,
-       wait_started_at = CASE WHEN n.wait_begins THEN now() ELSE x.wait_started_at END,
+       wait_started_at = CASE WHEN n.wait_begins THEN clock.now ELSE x.wait_started_at END,
        resume_event_id = CASE WHEN n.wait_begins THEN NULL ELSE x.resume_event_id END,
        exit_reason = n.exit_reason,
        error = n.error,
-       completed_at = CASE WHEN n.status IN ('COMPLETED', 'EXITED', 'FAILED') THEN now() END,
-       updated_at = now()
+       completed_at = CASE WHEN n.status IN ('COMPLETED', 'EXITED', 'FAILED') THEN clock.now END,
+       updated_at = clock.now
      FROM jsonb_to_recordset($2::jsonb) AS n(project_id uuid, id uuid, claim uuid, status text, current_step_id uuid, wait_seconds float8,
-       wait_event_name text, wait_begins boolean, exit_reason text, error text)
+       wait_event_name text, wait_begins boolean, exit_reason text, error text), clock
      WHERE x.project_id = n.project_id AND x.id = n.id AND x.claim = n.claim`,
     [JSON.stringify(records), JSON.stringify(states)],
   );
