@@ -38,23 +38,31 @@ export type Outcome = keyof typeof OUTCOMES;
 /**
  * Applies an SES outcome to the records carrying one of `messageIds` (the Message-ID header, with
  * and without angle brackets). Idempotent: the timestamp is set only once, and `changed` tells
- * whether this call set it. `at` null means now.
+ * whether this call set it. `at` null means now. The records are found without a lock, then locked
+ * and written one project at a time: on Citus a row lock needs the project as a constant (the
+ * time then comes from the `clock` CTE, as Citus refuses now() inside coalesce in a write).
  */
-export function applyOutcome(tx: Queryable, outcome: Outcome, messageIds: string[], at: string | null, error: string | null) {
+export async function applyOutcome(tx: Queryable, outcome: Outcome, messageIds: string[], at: string | null, error: string | null) {
   const { column, status } = OUTCOMES[outcome];
-  return tx.query<MatchedEmail>(
-    `WITH target AS (
-       SELECT project_id, id, ${column} AS was FROM emails WHERE message_id = ANY($1::text[]) FOR UPDATE
-     )
-     UPDATE emails e
-        SET status = ${status},
-            ${column} = coalesce(e.${column}, $2::timestamptz, now()),
-            last_error = CASE WHEN $3::text IS NULL THEN e.last_error ELSE coalesce(e.last_error, $3::text) END
-       FROM target t
-      WHERE e.project_id = t.project_id AND e.id = t.id
-      RETURNING ${RETURNED}, (t.was IS NULL) AS changed`,
-    [messageIds, at, error],
-  );
+  const projects = await tx.query<{ project_id: string }>(`SELECT DISTINCT project_id FROM emails WHERE message_id = ANY($1::text[]) ORDER BY project_id`, [messageIds]);
+  const matched: MatchedEmail[] = [];
+  for (const { project_id } of projects) {
+    const rows = await tx.query<MatchedEmail>(
+      `WITH clock AS MATERIALIZED (SELECT now() AS now), target AS (
+         SELECT id, ${column} AS was FROM emails WHERE project_id = $4 AND message_id = ANY($1::text[]) FOR UPDATE
+       )
+       UPDATE emails e
+          SET status = ${status},
+              ${column} = coalesce(e.${column}, $2::timestamptz, clock.now),
+              last_error = CASE WHEN $3::text IS NULL THEN e.last_error ELSE coalesce(e.last_error, $3::text) END
+         FROM target t, clock
+        WHERE e.project_id = $4 AND e.id = t.id
+        RETURNING ${RETURNED}, (t.was IS NULL) AS changed`,
+      [messageIds, at, error, project_id],
+    );
+    matched.push(...rows);
+  }
+  return matched;
 }
 
 /** The records carrying one of `messageIds`, unchanged (a transient bounce only records an event). */
@@ -64,24 +72,27 @@ export function findEmails(tx: Queryable, messageIds: string[]) {
 
 /**
  * Unsubscribes contacts (and ends any snooze, which would subscribe them again). Returns the
- * contacts that were subscribed before, which get a contact.unsubscribed event.
+ * contacts that were subscribed before, which get a contact.unsubscribed event. One statement per
+ * project, in project order (on Citus a row lock needs the project as a constant).
  */
 export async function unsubscribeContacts(tx: Queryable, contacts: { projectId: string; contactId: string }[]) {
-  if (contacts.length === 0) return [];
-  const rows = await tx.query<{ project_id: string; id: string; was: boolean }>(
-    `WITH input AS (
-       SELECT DISTINCT (r->>'projectId')::uuid AS project_id, (r->>'contactId')::uuid AS id FROM jsonb_array_elements($1::jsonb) AS r
-     ),
-     target AS (
-       SELECT c.project_id, c.id, c.subscribed AS was FROM contacts c JOIN input i ON c.project_id = i.project_id AND c.id = i.id
-        WHERE c.subscribed OR c.snoozed_until IS NOT NULL
-          FOR UPDATE OF c
-     )
-     UPDATE contacts c SET subscribed = false, snoozed_until = NULL, updated_at = now()
-       FROM target t
-      WHERE c.project_id = t.project_id AND c.id = t.id
-      RETURNING c.project_id, c.id, t.was`,
-    [JSON.stringify(contacts)],
-  );
-  return rows.filter((row) => row.was);
+  const byProject = new Map<string, string[]>();
+  for (const { projectId, contactId } of contacts) byProject.set(projectId, [...(byProject.get(projectId) ?? []), contactId]);
+  const unsubscribed: { project_id: string; id: string; was: boolean }[] = [];
+  for (const projectId of [...byProject.keys()].sort()) {
+    const rows = await tx.query<{ project_id: string; id: string; was: boolean }>(
+      `WITH target AS (
+         SELECT id, subscribed AS was FROM contacts
+          WHERE project_id = $1 AND id = ANY($2::uuid[]) AND (subscribed OR snoozed_until IS NOT NULL)
+            FOR UPDATE
+       )
+       UPDATE contacts c SET subscribed = false, snoozed_until = NULL, updated_at = now()
+         FROM target t
+        WHERE c.project_id = $1 AND c.id = t.id
+        RETURNING c.project_id, c.id, t.was`,
+      [projectId, byProject.get(projectId)],
+    );
+    unsubscribed.push(...rows.filter((row) => row.was));
+  }
+  return unsubscribed;
 }
