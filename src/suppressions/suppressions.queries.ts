@@ -50,16 +50,17 @@ export async function countSuppressions(db: Queryable, projectId: string, search
 
 /**
  * Adds one address; an address already on the list keeps its entry (its first reason and record).
- * Returns the entry and whether this call made it.
+ * Returns the entry and whether this call made it. The cursor's text is made outside the INSERT's
+ * RETURNING: Citus refuses a non-immutable function (to_char) there.
  */
 export async function insertSuppression(tx: Queryable, projectId: string, email: string, reason: StoredReason): Promise<SuppressionRow & { created: boolean }> {
   const rows = await tx.query<SuppressionRow & { created: boolean }>(
     `WITH added AS (
        INSERT INTO suppressions (project_id, email, reason) VALUES ($1, $2, $3)
        ON CONFLICT (project_id, email) DO NOTHING
-       RETURNING ${COLUMNS}
+       RETURNING email, reason, email_id, created_at
      )
-     SELECT *, true AS created FROM added
+     SELECT ${COLUMNS}, true AS created FROM added
      UNION ALL
      SELECT ${COLUMNS}, false AS created FROM suppressions WHERE project_id = $1 AND email = $2 AND NOT EXISTS (SELECT 1 FROM added)`,
     [projectId, email, reason],
