@@ -1,9 +1,11 @@
 import type { Deps } from '../deps.ts';
 import { signingKeyFor } from '../domains/domains.service.ts';
 import type { EmailRow } from '../emails/emails.queries.ts';
-import { type EventInput, recordEvents } from '../events/events.service.ts';
+import { randomUUID } from 'node:crypto';
+import { recordEvents } from '../events/events.service.ts';
+import { hasEventSubscribers } from '../events/events.registry.ts';
 import { fillDeferredContent } from './deferred-content.ts';
-import { type AttachmentRow, type ClaimRef, claimDue, loadAttachments, renewLeases, type Settlement, type SettledRow, settle } from './delivery.queries.ts';
+import { type AttachmentRow, type ClaimRef, claimDue, loadAttachments, renewLeases, type HandingRef, type Settlement, type SettledEvent, writeHandOffs } from './delivery.queries.ts';
 import { suppressAddresses, unsubscribeForSuppression } from '../suppressions/suppressions.queries.ts';
 import { HandOffs, MAX_HANDED } from './hand-off.ts';
 import { buildMessage, type DkimKey } from './mime.ts';
@@ -48,7 +50,7 @@ export function retryDelayMs(attempts: number): number {
 type RunContext = { deps: Deps; transport: Transport; throttle: Throttle; handOffs: HandOffs; keys: Map<string, Promise<DkimKey | undefined>> };
 
 /** The per-process hand-off state; its answers are settled by `finish`. */
-export const handOffsFor = (deps: Deps) => new HandOffs(deps, (settlements) => finish(deps, settlements));
+export const handOffsFor = (deps: Deps) => new HandOffs((marks, settlements) => writeHandOffsOf(deps, marks, settlements));
 
 /**
  * Delivers due records until none is left, `budgetMs` has passed or the process is stopping, in
@@ -76,9 +78,10 @@ export async function deliverDue(deps: Deps, transport: Transport, throttle: Thr
 async function deliverChunk(context: RunContext, chunk: EmailRow[]): Promise<void> {
   const { deps, handOffs } = context;
   const unsettled = new Map(chunk.map((row) => [row.id, row]));
-  const settle = (settlement: Settlement) => {
+  const settle = (settlement: Outcomed) => {
+    const row = unsettled.get(settlement.id)!;
     unsettled.delete(settlement.id);
-    return handOffs.answers.submit(settlement);
+    return handOffs.answer({ ...settlement, events: eventsFor(row, settlement) });
   };
   // The chunk waits for permits and the relay: its lease is renewed while any of it is unsettled.
   const heartbeat = setInterval(() => {
@@ -118,23 +121,28 @@ async function deliverChunk(context: RunContext, chunk: EmailRow[]): Promise<voi
 
 /**
  * One message's hand-off (docs/decisions/sending.md, "Hand-off states"): a permit, the mark, the
- * transaction, the answer. Holding the permit until the answer is committed bounds the records a
- * kill leaves marked to MAX_HANDED. When the process is stopping, a message that has not started
- * goes back to the queue instead, for another worker at once.
+ * transaction, the answer. Holding the permit from the mark to the answer bounds the records a kill
+ * leaves marked to MAX_HANDED (hand-off.ts). When the process is stopping, a message that has not
+ * started goes back to the queue instead, for another worker at once.
  */
-async function handOver(context: RunContext, message: { row: EmailRow } & BuiltMessage, settle: (settlement: Settlement) => Promise<void>): Promise<void> {
+async function handOver(context: RunContext, message: { row: EmailRow } & BuiltMessage, settle: (settlement: Outcomed) => Promise<void>): Promise<void> {
   const { row, raw, urls } = message;
   const { handOffs } = context;
   await handOffs.permits.acquire();
+  let answered: Promise<void>;
   try {
-    if (handOffs.stopping) return await settle({ ...refOf(row), status: 'QUEUED', error: row.last_error, retryAt: new Date().toISOString(), refund: true });
-    const held = await handOffs.marks.submit({ ...refOf(row), subject: row.campaign_id ? row.subject : null, linkUrls: urls?.urls ?? null });
-    if (!held) return; // taken over by another worker: not ours to send
-    const outcome = await context.transport.deliver({ id: row.id, from: row.from_address, to: row.to_address, raw });
-    await settle(settlementFor(row, outcome));
+    if (handOffs.stopping) answered = settle({ ...refOf(row), status: 'QUEUED', error: row.last_error, retryAt: new Date().toISOString(), refund: true });
+    else {
+      const held = await handOffs.mark({ ...refOf(row), subject: row.campaign_id ? row.subject : null, linkUrls: urls?.urls ?? null });
+      if (!held) return; // taken over by another worker: not ours to send
+      const outcome = await context.transport.deliver({ id: row.id, from: row.from_address, to: row.to_address, raw });
+      answered = settle(settlementFor(row, outcome));
+    }
   } finally {
+    // Given up as the answer joins the next statement: the next hand-off's mark commits with it.
     handOffs.permits.release();
   }
+  await answered;
 }
 
 /** A settlement and whether it announces a soft bounce (the record itself goes back to the queue). */
@@ -185,45 +193,45 @@ async function build(context: RunContext, row: EmailRow, attachments: Attachment
   return { raw, urls: outgoing.urls };
 }
 
-/** Writes settlements, their events, and the suppressions of hard bounces, in one transaction. */
-async function finish(deps: Deps, settlements: Outcomed[]): Promise<void> {
-  if (settlements.length === 0) return;
-  const softBounced = new Set(settlements.filter((s) => s.softBounce).map((s) => s.id));
-  await deps.db.transaction(async (tx) => {
-    const settled = await settle(tx, settlements);
-    const byProject = new Map<string, SettledRow[]>();
-    for (const row of settled) byProject.set(row.project_id, [...(byProject.get(row.project_id) ?? []), row]);
-    for (const [projectId, rows] of byProject) {
-      const bounced = rows.filter((row) => row.status === 'BOUNCED');
+/**
+ * One hand-off statement (delivery.queries.ts); a statement with hard bounces also adds their
+ * addresses to the suppression list and unsubscribes their contacts, in the same transaction.
+ */
+async function writeHandOffsOf(deps: Deps, marks: HandingRef[], settlements: Settlement[]): Promise<Set<string>> {
+  const dispatch = hasEventSubscribers();
+  if (!settlements.some((s) => s.status === 'BOUNCED')) return (await writeHandOffs(deps.db, { marks, settlements, dispatch })).held;
+  return deps.db.transaction(async (tx) => {
+    const { held, settled } = await writeHandOffs(tx, { marks, settlements, dispatch });
+    const bounced = settled.filter((row) => row.status === 'BOUNCED');
+    for (const projectId of new Set(bounced.map((row) => row.project_id))) {
+      const rows = bounced.filter((row) => row.project_id === projectId);
       // A hard bounce (contract §6): the address joins the list, its contact is unsubscribed for good.
-      await suppressAddresses(tx, bounced.map((row) => ({ projectId, email: row.to_address, emailId: row.id })), 'hard_bounce');
-      const contactIds = bounced.flatMap((row) => (row.contact_id ? [row.contact_id] : []));
+      await suppressAddresses(tx, rows.map((row) => ({ projectId, email: row.to_address, emailId: row.id })), 'hard_bounce');
+      const contactIds = rows.flatMap((row) => (row.contact_id ? [row.contact_id] : []));
       const unsubscribed = await unsubscribeForSuppression(tx, projectId, { contactIds });
-      const events: EventInput[] = unsubscribed.map((contactId) => ({ contactId, name: 'contact.unsubscribed' }));
-      for (const row of rows) events.push(...eventsFor(row, softBounced.has(row.id)));
-      await recordEvents(tx, projectId, events);
+      await recordEvents(tx, projectId, unsubscribed.map((contactId) => ({ contactId, name: 'contact.unsubscribed' })));
     }
+    return held;
   });
 }
 
-/** contract §6 service events, with `data.emailId` and the ids of what sent it. */
-function eventsFor(row: SettledRow, softBounced: boolean): EventInput[] {
+/** contract §6 service events of a settlement, with `data.emailId` and the ids of what sent it. */
+function eventsFor(row: EmailRow, settlement: Outcomed): SettledEvent[] {
   if (row.contact_id === null) return [];
+  const contactId = row.contact_id;
   const data: Record<string, unknown> = { emailId: row.id };
   if (row.template_id) data.templateId = row.template_id;
   if (row.campaign_id) data.campaignId = row.campaign_id;
   if (row.workflow_id) data.workflowId = row.workflow_id;
-  const event = (name: string, extra: Record<string, unknown> = {}): EventInput => ({ contactId: row.contact_id!, name, emailId: row.id, data: { ...data, ...extra } });
-  switch (row.status) {
+  const event = (name: string, extra: Record<string, unknown> = {}): SettledEvent => ({ id: randomUUID(), contactId, name, data: { ...data, ...extra } });
+  switch (settlement.status) {
     case 'DELIVERED':
       return [event('email.sent'), event('email.delivered')];
     case 'BOUNCED':
-      return [event('email.bounced', { bounceType: 'hard', error: row.last_error })];
+      return [event('email.bounced', { bounceType: 'hard', error: settlement.error })];
     case 'FAILED':
-      return [event('email.failed', { error: row.last_error })];
+      return [event('email.failed', { error: settlement.error })];
     case 'QUEUED':
-      return softBounced ? [event('email.bounced', { bounceType: 'soft', error: row.last_error })] : [];
-    default:
-      return [];
+      return settlement.softBounce ? [event('email.bounced', { bounceType: 'soft', error: settlement.error })] : [];
   }
 }

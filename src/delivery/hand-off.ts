@@ -1,16 +1,15 @@
 import { Batcher } from '../db/batcher.ts';
-import type { Deps } from '../deps.ts';
-import { type HandingRef, markHandedOff, type Settlement } from './delivery.queries.ts';
+import type { HandingRef, Settlement } from './delivery.queries.ts';
 import { SMTP_CONNECTIONS } from './transport.ts';
 
 /**
  * Records handed to the transport at once per worker process: one in each SMTP connection of the
  * pool and one marked and queued behind it, so a connection that answers finds its next message
  * ready instead of waiting for a mark to commit (with one per connection: 97 messages/s against
- * 153 before, delivery-rate on PostgreSQL). A hand-off holds its permit from its mark to the commit
- * of its answer, so this is also the most records a kill can leave handed off and unanswered
- * (contract §6: sent again, with the same Message-ID); at most SMTP_CONNECTIONS of them were in a
- * transaction, the others never left.
+ * 153 before, delivery-rate on PostgreSQL). A hand-off holds its permit from its mark until its
+ * answer goes into the hand-off statement, so this is also the most records a kill can leave
+ * handed off and unanswered (contract §6: sent again, with the same Message-ID); at most
+ * SMTP_CONNECTIONS of them were in a transaction, the others never left.
  */
 export const MAX_HANDED = 2 * SMTP_CONNECTIONS;
 
@@ -34,35 +33,49 @@ export class Semaphore {
   }
 }
 
+/** What the hand-off statement of one group commit writes: marks, and answers as settlements. */
+export type HandOffWrite = { mark: HandingRef } | { answer: Settlement };
+
 /**
  * The per-message hand-off of one worker process (docs/decisions/sending.md, "Hand-off states"):
- * the permits, and the group-committed writes of marks and answers. A message's mark is committed
- * just before it goes to the transport and its answer right after, but the marks (and answers) of
- * the messages that reach that point in one event-loop turn share one statement, so the hot path
- * costs no round trip per message of its own.
+ * the permits, and the group-committed statement of marks and answers.
+ *
+ * A record takes a permit before its mark is submitted and gives it up as its answer is submitted,
+ * so the message waiting for a permit is marked in the same statement as the answer that freed it:
+ * a hand-off costs one commit and its SMTP transaction, not a commit on each side. The statements
+ * run one at a time, each with what was submitted before it, so the database always holds a
+ * prefix of the submissions: at most MAX_HANDED records are marked and unanswered, at any moment
+ * a process can die.
  */
 export class HandOffs {
   readonly permits = new Semaphore(MAX_HANDED);
   /** True once the process is stopping: no new claim, no new hand-off; what has not started goes back. */
   stopping = false;
-  readonly marks: Batcher<HandingRef, boolean>;
-  readonly answers: Batcher<Settlement, undefined>;
+  private readonly writes: Batcher<HandOffWrite, boolean>;
 
-  constructor(deps: Deps, finish: (settlements: Settlement[]) => Promise<void>) {
-    const maxInFlight = deps.db.kind === 'pglite' ? 1 : 2;
-    this.marks = new Batcher(
+  /** `write` commits one statement's marks and settlements and returns the ids still held. */
+  constructor(write: (marks: HandingRef[], settlements: Settlement[]) => Promise<Set<string>>) {
+    this.writes = new Batcher(
       async (items) => {
-        const held = await markHandedOff(deps.db, items);
-        return items.map((item) => held.has(item.id));
+        const marks = items.flatMap((item) => ('mark' in item ? [item.mark] : []));
+        const held = await write(
+          marks,
+          items.flatMap((item) => ('answer' in item ? [item.answer] : [])),
+        );
+        return items.map((item) => 'mark' in item && held.has(item.mark.id));
       },
-      { maxInFlight, maxBatch: MAX_HANDED * 2 },
+      // One at a time: a later statement never commits before an earlier one (the bound above).
+      { maxInFlight: 1, maxBatch: 4 * MAX_HANDED },
     );
-    this.answers = new Batcher(
-      async (items) => {
-        await finish(items);
-        return items.map(() => undefined);
-      },
-      { maxInFlight, maxBatch: 200, keysOf: (item) => [item.id] },
-    );
+  }
+
+  /** Marks a record handed off; false when another worker took it over (it must not be sent). */
+  mark(handing: HandingRef): Promise<boolean> {
+    return this.writes.submit({ mark: handing });
+  }
+
+  /** Records a claim's outcome (and its events); resolves once committed. */
+  async answer(settlement: Settlement): Promise<void> {
+    await this.writes.submit({ answer: settlement });
   }
 }
