@@ -102,10 +102,14 @@ export async function assertAccessible(page: Page, what: string): Promise<void> 
   );
 }
 
-/** Saves a full-page screenshot as test-results/screenshots/<name>-<width>.png (gitignored). */
+/**
+ * Saves a full-page screenshot as test-results/screenshots/<name>-<width>.png (gitignored). From
+ * the top: a page left scrolled drew the fixed header part-way down the full-page image.
+ */
 export async function screenshot(page: Page, name: string): Promise<void> {
   mkdirSync(SCREENSHOT_DIR, { recursive: true });
   const width = page.viewportSize()?.width ?? 0;
+  await page.evaluate(() => (globalThis as any).scrollTo(0, 0));
   await page.screenshot({ path: join(SCREENSHOT_DIR, `${name}-${width}.png`), fullPage: true, animations: 'disabled' });
 }
 
