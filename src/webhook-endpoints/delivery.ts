@@ -1,6 +1,6 @@
 import { Batcher } from '../db/batcher.ts';
 import type { Deps } from '../deps.ts';
-import { claimDue, type ClaimedMessage, type DisabledEndpoint, nextDueAt, type Outcome, parkMessages, recordOutcomes } from './messages.queries.ts';
+import { claimDue, type ClaimedMessage, type DisabledEndpoint, dueProjects, nextDueAt, type Outcome, parkMessages, recordOutcomes } from './messages.queries.ts';
 import { nextRetryAt } from './schedule.ts';
 import { signatureHeader } from './signature.ts';
 import { postDelivery } from './target.ts';
@@ -93,8 +93,7 @@ export class WebhookDelivery {
     const free = MAX_IN_FLIGHT - this.total;
     if (free <= 0) return; // a finishing delivery kicks again
     const busy = Object.fromEntries(this.inFlight);
-    const claimed = await claimDue(this.deps.db, { perEndpoint: PER_ENDPOINT, limit: free, busy, leaseSeconds: LEASE_SECONDS });
-    for (const message of claimed) this.start(message);
+    const claimed = await this.claimDue({ perEndpoint: PER_ENDPOINT, limit: free, busy, leaseSeconds: LEASE_SECONDS });
     if (this.stopped) return;
     // More may be due: look again after the interval. While deliveries run, each one that finishes
     // kicks; idle, the timer waits for the next retry or lease end.
@@ -104,6 +103,28 @@ export class WebhookDelivery {
       const next = await nextDueAt(this.deps.db);
       this.arm(next ? next.getTime() - Date.now() : IDLE_LOOK_MS);
     }
+  }
+
+  /**
+   * Claims and starts due messages, oldest first. On Citus, which locks rows only in a statement
+   * for one project, the projects among the due messages are read first (no locks), then claimed
+   * one after the other, oldest first, until the free slots are taken.
+   */
+  private async claimDue(options: Parameters<typeof claimDue>[1]): Promise<ClaimedMessage[]> {
+    if (this.deps.config.databaseDistribution !== 'citus') {
+      const claimed = await claimDue(this.deps.db, options);
+      for (const message of claimed) this.start(message);
+      return claimed;
+    }
+    const claimed: ClaimedMessage[] = [];
+    for (const projectId of await dueProjects(this.deps.db, options)) {
+      if (claimed.length === options.limit || this.stopped) break;
+      const busy = Object.fromEntries(this.inFlight);
+      const mine = await claimDue(this.deps.db, { ...options, busy, limit: options.limit - claimed.length, projectId });
+      for (const message of mine) this.start(message);
+      claimed.push(...mine);
+    }
+    return claimed;
   }
 
   private arm(delayMs: number): void {

@@ -59,17 +59,23 @@ export type ClaimedMessage = {
  * is read (`scan` rows at most), skipping endpoints this process already holds at their cap, so a
  * slow endpoint's backlog is stepped over, not waited on. The claim moves next_attempt_at to the
  * lease's end and numbers the attempt, so a worker that dies leaves the message due again with the
- * same id. SKIP LOCKED lets several workers claim side by side.
+ * same id. SKIP LOCKED lets several workers claim side by side. Across projects, or in the one
+ * project `projectId` names (on Citus, which locks rows only in a statement for one project: see
+ * dueProjects). The previous secret is judged by the `clock` CTE's time (Citus refuses now() in a
+ * RETURNING).
  */
 export async function claimDue(
   db: Queryable,
-  options: { perEndpoint: number; limit: number; busy: Record<string, number>; leaseSeconds: number },
+  options: { perEndpoint: number; limit: number; busy: Record<string, number>; leaseSeconds: number; projectId?: string },
 ): Promise<ClaimedMessage[]> {
-  const full = Object.entries(options.busy).filter(([, n]) => n >= options.perEndpoint).map(([id]) => id);
+  // Both tables name the project, so Citus routes the whole statement to the project's node.
+  const [inCand, inMessages] = options.projectId ? ['AND m.project_id = $7', 'AND m.project_id = $7 AND w.project_id = $7'] : ['', ''];
   return db.query<ClaimedMessage>(
-    `WITH cand AS (
+    `WITH clock AS MATERIALIZED (
+       SELECT now() AS now
+     ), cand AS (
        SELECT m.project_id, m.id, m.endpoint_id, m.next_attempt_at FROM webhook_messages m
-       WHERE m.status = 'pending' AND m.next_attempt_at <= now() AND NOT (m.endpoint_id = ANY($5::uuid[]))
+       WHERE m.status = 'pending' AND m.next_attempt_at <= now() AND NOT (m.endpoint_id = ANY($5::uuid[])) ${inCand}
        ORDER BY m.next_attempt_at
        LIMIT $6
        FOR UPDATE SKIP LOCKED
@@ -83,12 +89,43 @@ export async function claimDue(
        LIMIT $2
      )
      UPDATE webhook_messages m SET next_attempt_at = now() + make_interval(secs => $4), attempts = m.attempts + 1
-     FROM picked c, webhook_endpoints w
-     WHERE m.project_id = c.project_id AND m.id = c.id AND w.project_id = m.project_id AND w.id = m.endpoint_id
+     FROM picked c, webhook_endpoints w, clock
+     WHERE m.project_id = c.project_id AND m.id = c.id AND w.project_id = m.project_id AND w.id = m.endpoint_id ${inMessages}
      RETURNING m.project_id, m.id, m.endpoint_id, m.payload, m.attempts, m.retries, w.url, w.secret,
-       CASE WHEN w.previous_secret_until > now() THEN w.previous_secret END AS previous_secret`,
-    [options.perEndpoint, options.limit, JSON.stringify(options.busy), options.leaseSeconds, full, options.limit * 2 + options.perEndpoint],
+       CASE WHEN w.previous_secret_until > clock.now THEN w.previous_secret END AS previous_secret`,
+    [
+      options.perEndpoint,
+      options.limit,
+      JSON.stringify(options.busy),
+      options.leaseSeconds,
+      fullEndpoints(options),
+      scanOf(options),
+      ...(options.projectId ? [options.projectId] : []),
+    ],
   );
+}
+
+/** The endpoints this process already holds at their cap: the claim steps over their messages. */
+const fullEndpoints = (options: { perEndpoint: number; busy: Record<string, number> }) =>
+  Object.entries(options.busy).filter(([, n]) => n >= options.perEndpoint).map(([id]) => id);
+/** Due messages a claim reads at most. */
+const scanOf = (options: { perEndpoint: number; limit: number }) => options.limit * 2 + options.perEndpoint;
+
+/**
+ * The projects among the due messages a claim with these options would read, the project of the
+ * oldest first: a read without locks across every shard, for claims of one project at a time.
+ */
+export async function dueProjects(db: Queryable, options: { perEndpoint: number; limit: number; busy: Record<string, number> }): Promise<string[]> {
+  const rows = await db.query<{ project_id: string }>(
+    `SELECT project_id FROM (
+       SELECT m.project_id, m.next_attempt_at FROM webhook_messages m
+       WHERE m.status = 'pending' AND m.next_attempt_at <= now() AND NOT (m.endpoint_id = ANY($1::uuid[]))
+       ORDER BY m.next_attempt_at
+       LIMIT $2
+     ) d GROUP BY project_id ORDER BY min(next_attempt_at)`,
+    [fullEndpoints(options), scanOf(options)],
+  );
+  return rows.map((row) => row.project_id);
 }
 
 /** The earliest time a pending message falls due (a retry, a lease's end); disabled endpoints' have none. */
@@ -132,11 +169,15 @@ export type DisabledEndpoint = { project_id: string; id: string; url: string; di
  * commit). A message whose claim was taken over after its lease ended (attempt numbers differ)
  * keeps the newer claim's state; its attempt is still logged. Endpoints: a success ends the failure
  * streak, a failure starts one, a 410 or a streak older than `disableAfterDays` disables the
- * endpoint (returned, so its owners are told).
+ * endpoint (returned, so its owners are told). The time comes from the `clock` CTE (Citus refuses
+ * now() inside CASE in a write), and a message's existence is read by a join (Citus runs no
+ * correlated subquery beside a CTE).
  */
 export async function recordOutcomes(db: Queryable, outcomes: Outcome[], disableAfterDays: number): Promise<DisabledEndpoint[]> {
   return db.query<DisabledEndpoint>(
-    `WITH input AS (
+    `WITH clock AS MATERIALIZED (
+       SELECT now() AS now
+     ), input AS (
        SELECT * FROM jsonb_to_recordset($1::jsonb) AS i(project_id uuid, id uuid, attempt int, at timestamptz, status_code int,
          duration_ms int, response text, outcome text, gone boolean, next_at timestamptz, retries int)
      ), updated AS (
@@ -149,8 +190,8 @@ export async function recordOutcomes(db: Queryable, outcomes: Outcome[], disable
        RETURNING m.project_id, m.endpoint_id, i.outcome, i.gone, i.at
      ), logged AS (
        INSERT INTO webhook_attempts (project_id, message_id, attempt, at, status_code, duration_ms, response)
-       SELECT i.project_id, i.id, i.attempt, i.at, i.status_code, i.duration_ms, i.response FROM input i
-       WHERE EXISTS (SELECT 1 FROM webhook_messages m WHERE m.project_id = i.project_id AND m.id = i.id)
+       SELECT i.project_id, i.id, i.attempt, i.at, i.status_code, i.duration_ms, i.response
+       FROM input i JOIN webhook_messages m ON m.project_id = i.project_id AND m.id = i.id
        ON CONFLICT DO NOTHING
      ), per_endpoint AS (
        SELECT project_id, endpoint_id, bool_or(outcome = 'succeeded') AS ok, bool_or(gone) AS gone, min(at) AS first_failure
@@ -165,8 +206,8 @@ export async function recordOutcomes(db: Queryable, outcomes: Outcome[], disable
          failing_since = CASE WHEN j.ok THEN NULL ELSE coalesce(j.since, j.first_failure) END,
          enabled = CASE WHEN j.disable THEN false ELSE w.enabled END,
          disabled_reason = CASE WHEN NOT j.disable THEN w.disabled_reason WHEN j.gone THEN 'gone' ELSE 'failing' END,
-         updated_at = CASE WHEN j.disable THEN now() ELSE w.updated_at END
-       FROM judged j
+         updated_at = CASE WHEN j.disable THEN clock.now ELSE w.updated_at END
+       FROM judged j, clock
        WHERE w.project_id = j.project_id AND w.id = j.endpoint_id
          AND (j.disable OR (j.ok AND j.since IS NOT NULL) OR (NOT j.ok AND j.since IS NULL))
        RETURNING w.project_id, w.id, w.url, w.disabled_reason, j.disable

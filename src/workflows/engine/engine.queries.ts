@@ -1,3 +1,4 @@
+import { randomUUID } from 'node:crypto';
 import type { Queryable } from '../../db/index.ts';
 import type { ExecutionRow, ExecutionStatus } from '../executions.schemas.ts';
 
@@ -15,24 +16,41 @@ export type LockedExecution = ExecutionRow & {
 };
 
 /**
- * Claims due executions across projects (FOR UPDATE SKIP LOCKED, so workers never share one): a
- * fresh claim token, and `due_at` moved to the lease's end, past which another worker may take
- * the execution over (its holder died).
+ * Claims due executions, oldest first (FOR UPDATE SKIP LOCKED, so workers never share one): a fresh
+ * claim token, and `due_at` moved to the lease's end, past which another worker may take the
+ * execution over (its holder died). Across projects, or in the one project `projectId` names (on
+ * Citus, which locks rows only in a statement for one project: see dueProjects).
  */
-export async function claimDue(db: Queryable, limit: number, leaseSeconds: number, claimedBy: number): Promise<Claimed[]> {
+export async function claimDue(db: Queryable, options: { limit: number; leaseSeconds: number; claimedBy: number; projectId?: string }): Promise<Claimed[]> {
+  // Both tables name the project, so Citus routes the whole statement to the project's node.
+  const [inDue, inExecutions] = options.projectId ? ['AND project_id = $5', 'AND x.project_id = $5'] : ['', ''];
   return db.query<Claimed>(
     `WITH due AS (
        SELECT project_id, id FROM workflow_executions
-       WHERE status IN ('RUNNING', 'WAITING') AND due_at <= now()
+       WHERE status IN ('RUNNING', 'WAITING') AND due_at <= now() ${inDue}
        ORDER BY due_at
        LIMIT $1
        FOR UPDATE SKIP LOCKED
      )
-     UPDATE workflow_executions x SET claim = gen_random_uuid(), due_at = now() + make_interval(secs => $2), claimed_by = $3
-     FROM due WHERE x.project_id = due.project_id AND x.id = due.id
+     UPDATE workflow_executions x SET claim = $4, due_at = now() + make_interval(secs => $2), claimed_by = $3
+     FROM due WHERE x.project_id = due.project_id AND x.id = due.id ${inExecutions}
      RETURNING x.project_id, x.id, x.workflow_id, x.claim`,
-    [limit, leaseSeconds, claimedBy],
+    [options.limit, options.leaseSeconds, options.claimedBy, randomUUID(), ...(options.projectId ? [options.projectId] : [])],
   );
+}
+
+/**
+ * The projects with due executions among the oldest `scan`, the project of the oldest first: a read
+ * without locks across every shard, for claims of one project at a time (src/jobs/project-rotation.ts).
+ */
+export async function dueProjects(db: Queryable, scan: number): Promise<string[]> {
+  const rows = await db.query<{ project_id: string }>(
+    `SELECT project_id FROM (
+       SELECT project_id, due_at FROM workflow_executions WHERE status IN ('RUNNING', 'WAITING') AND due_at <= now() ORDER BY due_at LIMIT $1
+     ) d GROUP BY project_id ORDER BY min(due_at)`,
+    [scan],
+  );
+  return rows.map((row) => row.project_id);
 }
 
 /**
