@@ -48,8 +48,13 @@ export async function countMessages(db: Queryable, projectId: string, endpointId
   return rows[0]!.total;
 }
 
-/** Due now, or (the endpoint disabled) waiting until it is enabled. */
-const DUE_NOW_IF_ENABLED = `CASE WHEN EXISTS (SELECT 1 FROM webhook_endpoints w WHERE w.project_id = $1 AND w.id = $2 AND w.enabled) THEN now() END`;
+/**
+ * When a replayed message is due: now, or (the endpoint disabled) not until it is enabled. Read in a
+ * CTE of its own: Citus refuses now() inside CASE in a write.
+ */
+const DUE = `due AS MATERIALIZED (
+       SELECT CASE WHEN EXISTS (SELECT 1 FROM webhook_endpoints w WHERE w.project_id = $1 AND w.id = $2 AND w.enabled) THEN now() END AS at
+     )`;
 
 /**
  * A new attempt now, whatever the message's status: pending again at the start of the retry
@@ -57,8 +62,9 @@ const DUE_NOW_IF_ENABLED = `CASE WHEN EXISTS (SELECT 1 FROM webhook_endpoints w 
  */
 export async function replayMessage(db: Queryable, projectId: string, endpointId: string, messageId: string): Promise<boolean> {
   const rows = await db.query(
-    `UPDATE webhook_messages SET status = 'pending', retries = 0, next_attempt_at = ${DUE_NOW_IF_ENABLED}
-     WHERE project_id = $1 AND endpoint_id = $2 AND id = $3 RETURNING id`,
+    `WITH ${DUE}
+     UPDATE webhook_messages m SET status = 'pending', retries = 0, next_attempt_at = due.at FROM due
+     WHERE m.project_id = $1 AND m.endpoint_id = $2 AND m.id = $3 RETURNING m.id`,
     [projectId, endpointId, messageId],
   );
   return rows.length > 0;
@@ -67,10 +73,10 @@ export async function replayMessage(db: Queryable, projectId: string, endpointId
 /** Every `failed` message created in [since, until) becomes pending again, due now. */
 export async function replayWindow(db: Queryable, projectId: string, endpointId: string, since: string, until: string | null): Promise<number> {
   const rows = await db.query<{ count: number }>(
-    `WITH again AS (
-       UPDATE webhook_messages SET status = 'pending', retries = 0, next_attempt_at = ${DUE_NOW_IF_ENABLED}
-       WHERE project_id = $1 AND endpoint_id = $2 AND status = 'failed'
-         AND created_at >= $3::timestamptz AND ($4::timestamptz IS NULL OR created_at < $4::timestamptz)
+    `WITH ${DUE}, again AS (
+       UPDATE webhook_messages m SET status = 'pending', retries = 0, next_attempt_at = due.at FROM due
+       WHERE m.project_id = $1 AND m.endpoint_id = $2 AND m.status = 'failed'
+         AND m.created_at >= $3::timestamptz AND ($4::timestamptz IS NULL OR m.created_at < $4::timestamptz)
        RETURNING 1
      )
      SELECT count(*)::int AS count FROM again`,
