@@ -68,7 +68,7 @@ describe(onCitus ? "moving a busy project's shards to the other worker while /v1
   });
   after(() => server.close());
 
-  test(onCitus ? 'loses no acknowledged event, and every table of the project ends on the other worker' : 'stores every event it acknowledged, and only those', async () => {
+  test(onCitus ? 'loses no acknowledged event, and every table of the project ends on the other worker' : 'stores every event it acknowledged, and only those', async (t) => {
     const project = await createProject(server.url);
     const quiet = await createProject(server.url);
     const bystander = await quiet.publicApi.post('/v1/track', { email: uniqueEmail('bystander'), event: 'signup' });
@@ -112,6 +112,7 @@ describe(onCitus ? "moving a busy project's shards to the other worker while /v1
     assert.deepEqual(traffic.refused, [], 'every track call was answered 200');
     const during = traffic.acks.filter((a) => a.startedAt < moveEnded && a.endedAt > moveStarted).length;
     assert.ok(during > 8, `calls were in flight while ${onCitus ? `the shards moved (${mode})` : 'the load ran'}: ${during} of ${traffic.acks.length}`);
+    t.diagnostic(`${traffic.acks.length} calls answered, ${during} of them during ${onCitus ? `the ${mode} move (${Math.round(moveEnded - moveStarted)} ms)` : 'the load'}`);
     const ids = traffic.acks.map((a) => a.event);
     assert.equal(new Set(ids).size, ids.length, 'an event id per acknowledged call');
     const stored = await server.deps.db.query<{ id: string; contact_id: string }>(
