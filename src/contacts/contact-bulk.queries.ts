@@ -113,9 +113,16 @@ export function setSubscribed(db: Queryable, projectId: string, contactIds: stri
   );
 }
 
-/** Deletes the listed contacts of the project (their events go with them); returns the deleted ids. */
+/**
+ * Deletes the listed contacts of the project (their events go with them; their email records stay,
+ * detached here as deleteContact does); returns the deleted ids.
+ */
 export async function deleteContacts(db: Queryable, projectId: string, contactIds: string[]) {
-  const rows = await db.query<{ id: string }>(`DELETE FROM contacts WHERE project_id = $1 AND id = ANY($2::uuid[]) RETURNING id`, [projectId, contactIds]);
+  const rows = await db.query<{ id: string }>(
+    `WITH detached AS (UPDATE emails SET contact_id = NULL WHERE project_id = $1 AND contact_id = ANY($2::uuid[]))
+     DELETE FROM contacts WHERE project_id = $1 AND id = ANY($2::uuid[]) RETURNING id`,
+    [projectId, contactIds],
+  );
   return rows.map((row) => row.id);
 }
 

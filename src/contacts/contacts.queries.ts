@@ -160,8 +160,16 @@ export async function findContact(db: Queryable, projectId: string, id: string):
   return rows[0];
 }
 
+/**
+ * Deletes a contact; its email records stay, without it. The statement detaches them itself: on
+ * Citus the key's ON DELETE SET NULL cannot exist (it would null project_id too).
+ */
 export async function deleteContact(db: Queryable, projectId: string, id: string): Promise<boolean> {
-  const rows = await db.query('DELETE FROM contacts WHERE project_id = $1 AND id = $2 RETURNING id', [projectId, id]);
+  const rows = await db.query(
+    `WITH detached AS (UPDATE emails SET contact_id = NULL WHERE project_id = $1 AND contact_id = $2)
+     DELETE FROM contacts WHERE project_id = $1 AND id = $2 RETURNING id`,
+    [projectId, id],
+  );
   return rows.length > 0;
 }
 

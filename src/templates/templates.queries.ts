@@ -64,8 +64,17 @@ export async function updateTemplate(
   return rows[0];
 }
 
+/**
+ * Deletes a template; the email records and campaigns made from it stay, without it. The statement
+ * detaches them itself: on Citus the keys' ON DELETE SET NULL cannot exist (it would null project_id).
+ */
 export async function deleteTemplate(db: Queryable, projectId: string, id: string): Promise<boolean> {
-  const rows = await db.query('DELETE FROM templates WHERE project_id = $1 AND id = $2 RETURNING id', [projectId, id]);
+  const rows = await db.query(
+    `WITH records AS (UPDATE emails SET template_id = NULL WHERE project_id = $1 AND template_id = $2),
+          campaigns_made AS (UPDATE campaigns SET template_id = NULL WHERE project_id = $1 AND template_id = $2)
+     DELETE FROM templates WHERE project_id = $1 AND id = $2 RETURNING id`,
+    [projectId, id],
+  );
   return rows.length > 0;
 }
 

@@ -143,6 +143,30 @@ describe('POST /v1/send delivered over SMTP (api.md /v1/send; contract §6)', ()
     assert.equal(record.templateId, template.body.id);
   });
 
+  test('a record outlives its contact and its template: after deleting them it names neither', async () => {
+    const { project, from } = await setup();
+    const template = await project.api.post('/templates', { name: 'Welcome', subject: 'Welcome, {{ name }}', body: '<p>Glad you are here, {{ name }}.</p>', from, type: 'TRANSACTIONAL' });
+    assert.equal(template.status, 201, template.text);
+    const kept = uniqueEmail('kept');
+    const res = await project.api.post('/v1/send', { to: [uniqueEmail('gone'), kept], template: template.body.id, data: { name: 'Ada' } });
+    assert.equal(res.status, 200, res.text);
+    const [gone, other] = res.body.data.emails;
+    assert.equal((await project.api.delete(`/contacts/${gone.contact.id}`)).status, 204);
+    const detached = await project.api.get(`/emails/${gone.email}`);
+    assert.equal(detached.status, 200, detached.text);
+    assert.equal(detached.body.contactId, null);
+    assert.equal(detached.body.templateId, template.body.id);
+    assert.equal((await project.api.get(`/emails/${other.email}`)).body.contactId, other.contact.id, 'the other record keeps its contact');
+
+    assert.equal((await project.api.delete(`/templates/${template.body.id}`)).status, 204);
+    for (const item of [gone, other]) {
+      const record = await project.api.get(`/emails/${item.email}`);
+      assert.equal(record.status, 200, record.text);
+      assert.equal(record.body.templateId, null);
+      assert.equal(record.body.subject, 'Welcome, Ada', 'the record keeps what was rendered');
+    }
+  });
+
   test('to as an object and as an array: one contact and one rendered record per recipient, in order', async () => {
     const { project, from } = await setup();
     const one = uniqueEmail('obj');
