@@ -9,11 +9,14 @@ import type { Db } from '../src/db/index.ts';
 import { openPglite } from '../src/db/pglite.ts';
 import { openPostgres } from '../src/db/postgres.ts';
 import { PACKAGE_ROOT } from '../src/paths.ts';
+import { citusWorkers, dropCitusDatabase, prepareCitusDatabase } from '../test/kit/citus.ts';
 import { copySnapshotTo } from '../test/kit/pglite-snapshot.ts';
 import type { DatabaseLabel } from './scenario.ts';
 
 export type ChildServer = {
   url: string;
+  /** The server's PostgreSQL database (postgres and citus). */
+  databaseUrl?: string;
   stop: () => Promise<void>;
   /**
    * Stops the server, hands its database to `work` (seeding large data sets directly in SQL is
@@ -80,7 +83,7 @@ export async function startHelloWorld(): Promise<ChildServer> {
   return { url, stop: () => stopChild(child, exited) };
 }
 
-/** A fresh database on BENCH_DATABASE_URL's server, dropped by `drop` (like test/kit/server.ts). */
+/** A fresh database on BENCH_DATABASE_URL's (or BENCH_CITUS_URL's) server, dropped by `drop` (like test/kit/server.ts). */
 async function createDatabase(serverUrl: string): Promise<{ url: string; drop: () => Promise<void> }> {
   const name = `mailroom_bench_${randomBytes(6).toString('hex')}`;
   const admin = async (sql: string) => {
@@ -93,14 +96,25 @@ async function createDatabase(serverUrl: string): Promise<{ url: string; drop: (
     }
   };
   await admin(`CREATE DATABASE ${name}`);
+  // On a Citus coordinator: the database on every worker too, the workers registered in it
+  // (test/kit/citus.ts, which also sets 4 shards per table).
+  const workers = await citusWorkers(serverUrl);
+  if (workers) await prepareCitusDatabase(serverUrl, workers, name);
   const url = new URL(serverUrl);
   url.pathname = `/${name}`;
-  return { url: url.toString(), drop: () => admin(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`) };
+  return {
+    url: url.toString(),
+    drop: async () => {
+      await admin(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
+      if (workers) await dropCitusDatabase(serverUrl, workers, name);
+    },
+  };
 }
 
 /**
  * Starts Mailroom (`node --import tsx src/main.ts`) on a fresh DATA_DIR and, for `postgres`, a
- * fresh database on BENCH_DATABASE_URL. The rate limit is lifted so it measures cost, not the cap.
+ * fresh database on BENCH_DATABASE_URL (for `citus`, on BENCH_CITUS_URL's coordinator and its
+ * workers, with DATABASE_DISTRIBUTION=citus). The rate limit is lifted so it measures cost, not the cap.
  * `workerProcess` adds a second process with ROLE=worker on the same database (the split
  * deployment of design.md); the first then runs whatever ROLE `extraEnv` gives it.
  */
@@ -116,9 +130,10 @@ export async function startMailroom(db: DatabaseLabel, extraEnv: Record<string, 
     SESSION_SECRET: randomBytes(32).toString('hex'),
     ...extraEnv,
   };
-  if (db === 'postgres') {
-    const database = await createDatabase(process.env.BENCH_DATABASE_URL!);
+  if (db === 'postgres' || db === 'citus') {
+    const database = await createDatabase(db === 'citus' ? process.env.BENCH_CITUS_URL! : process.env.BENCH_DATABASE_URL!);
     env.DATABASE_URL = database.url;
+    if (db === 'citus') env.DATABASE_DISTRIBUTION = 'citus';
     dropDatabase = database.drop;
   } else {
     // A copy of the migrated snapshot the tests use: initdb would cost seconds and measure nothing.
@@ -153,6 +168,7 @@ export async function startMailroom(db: DatabaseLabel, extraEnv: Record<string, 
   await start();
   return {
     url,
+    databaseUrl: env.DATABASE_URL,
     stop: async () => {
       await stopBoth();
       await cleanup();

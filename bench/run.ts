@@ -8,10 +8,13 @@ import { type LoadSettings, measureHttp } from './measure.ts';
 import { type ChildServer, startHelloWorld, startMailroom } from './processes.ts';
 import type { BenchContext, DatabaseLabel, Measurement, Scenario } from './scenario.ts';
 import { SCENARIOS } from './scenarios/index.ts';
+import { savePlans } from './save-plans.ts';
 
-const USAGE = `npm run bench -- [--only <name>[,<name>…]] [--duration <s>=10] [--connections <n>=64] [--warmup <s>=2] [--db embedded|postgres]
+const USAGE = `npm run bench -- [--only <name>[,<name>…]] [--duration <s>=10] [--connections <n>=64] [--warmup <s>=2] [--db embedded|postgres|citus]
 Scenarios: ${SCENARIOS.map((s) => s.name).join(', ')}
-PostgreSQL runs too when BENCH_DATABASE_URL is set (a fresh database is created on that server and dropped after).`;
+PostgreSQL runs too when BENCH_DATABASE_URL is set (a fresh database is created on that server and dropped after);
+Citus when BENCH_CITUS_URL names a coordinator (the database is made on it and on every worker, tables distributed),
+with the plans of the hot statements written to bench/plans/<db>.txt for both.`;
 
 const { values: flags } = parseArgs({
   options: {
@@ -52,11 +55,16 @@ if (unknown.length) {
 }
 const selected = SCENARIOS.filter((s) => !s.baseline && (!only || only.includes(s.name)));
 
-const available: DatabaseLabel[] = ['embedded', ...(process.env.BENCH_DATABASE_URL ? (['postgres'] as const) : [])];
+const available: DatabaseLabel[] = [
+  'embedded',
+  ...(process.env.BENCH_DATABASE_URL ? (['postgres'] as const) : []),
+  ...(process.env.BENCH_CITUS_URL ? (['citus'] as const) : []),
+];
 const databases = (flags.db ?? available) as DatabaseLabel[];
 for (const db of databases) {
   if (!available.includes(db)) {
-    console.error(`--db ${db}: ${db === 'postgres' ? 'set BENCH_DATABASE_URL' : 'unknown database'}\n${USAGE}`);
+    const needs = { postgres: 'set BENCH_DATABASE_URL', citus: 'set BENCH_CITUS_URL' } as Record<string, string>;
+    console.error(`--db ${db}: ${needs[db] ?? 'unknown database'}\n${USAGE}`);
     process.exit(2);
   }
 }
@@ -120,6 +128,7 @@ async function main(): Promise<number> {
   printLine(baseline.name, 'none', base, base.reqPerSec);
 
   for (const db of databases) {
+    let planned = db === 'embedded';
     for (const group of groupByServer(selected.filter((s) => !s.databases || s.databases.includes(db)))) {
       const server = group[0]!.server ?? {};
       const smtp = server.smtpSink ? await startSmtpSink() : undefined;
@@ -137,6 +146,11 @@ async function main(): Promise<number> {
               failures++;
               progress(`${scenario.name} on ${db} failed: ${(error as Error).stack ?? error}`);
             }
+          }
+          if (!planned && mailroom.databaseUrl) {
+            planned = true;
+            const line = await savePlans(db, mailroom.databaseUrl, project.id);
+            process.stdout.write(`${JSON.stringify(line)}\n`);
           }
         });
       } finally {

@@ -3,7 +3,7 @@ import type { Db } from '../src/db/index.ts';
 import type { TestProject } from '../test/kit/accounts.ts';
 import type { SmtpSink } from '../test/kit/smtp.ts';
 
-export type DatabaseLabel = 'embedded' | 'postgres';
+export type DatabaseLabel = 'embedded' | 'postgres' | 'citus';
 
 /** What a scenario gets: a running Mailroom (child process) with one project already set up. */
 export type BenchContext = {

@@ -56,7 +56,7 @@ export const sendAcceptedApiRole: Scenario<SenderState> = {
   ...sendAccepted,
   name: 'send-accepted-api',
   description: 'POST /v1/send, one new recipient per request, to an API process (ROLE=api): records queued, no delivery in this process',
-  databases: ['postgres'],
+  databases: ['postgres', 'citus'],
   server: { env: { DNS_SERVERS: `127.0.0.1:${DNS_PORT}`, ROLE: 'api' } },
 };
 

@@ -10,11 +10,13 @@ export const TEST_SHARD_COUNT = 4;
 
 type Node = { host: string; port: number };
 
-let detected: Promise<Node[] | undefined> | undefined;
+const detected = new Map<string, Promise<Node[] | undefined>>();
 
 /** The workers of the Citus coordinator at `adminUrl`, or undefined when it is plain PostgreSQL. */
 export function citusWorkers(adminUrl: string): Promise<Node[] | undefined> {
-  detected ??= (async () => {
+  const known = detected.get(adminUrl);
+  if (known) return known;
+  const found = (async () => {
     const client = new pg.Client({ connectionString: adminUrl });
     await client.connect();
     try {
@@ -28,7 +30,8 @@ export function citusWorkers(adminUrl: string): Promise<Node[] | undefined> {
       await client.end();
     }
   })();
-  return detected;
+  detected.set(adminUrl, found);
+  return found;
 }
 
 function nodeUrl(adminUrl: string, node: Node, database: string): string {
