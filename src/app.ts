@@ -47,7 +47,7 @@ export async function buildApp(deps: Deps, options: { api: boolean }): Promise<F
 
   app.setValidatorCompiler(zodValidatorCompiler);
   app.setSerializerCompiler(serializerCompiler);
-  app.setErrorHandler(errorHandler);
+  app.setErrorHandler(errorHandler(deps.registry.constraintErrors));
   app.setNotFoundHandler(notFoundHandler);
   installInputBoundary(app as unknown as FastifyInstance);
   // The rest of the request runs in requestScope (its PostgreSQL statements are time-limited).

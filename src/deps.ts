@@ -6,6 +6,7 @@ import type { Db } from './db/index.ts';
 import type { SystemSender } from './domains/system-sender.ts';
 import type { WorkerInstance } from './jobs/instances.ts';
 import type { JobQueue } from './jobs/queue.ts';
+import type { Registry } from './modules.ts';
 import type { OutboundClient } from './outbound/index.ts';
 import type { SnsClient } from './webhooks/sns.client.ts';
 
@@ -25,4 +26,6 @@ export type Deps = {
   systemSender: SystemSender;
   /** This process as a claimer of work (`claimed_by`); started in processes that run jobs. */
   instance: WorkerInstance;
+  /** What the capabilities tell each other (event subscribers, usage, ...), from CAPABILITIES. */
+  registry: Registry;
 };

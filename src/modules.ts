@@ -1,32 +1,40 @@
 import type { FastifyPluginAsync } from 'fastify';
 import { accountsRoutes } from './accounts/accounts.routes.ts';
+import { accountConstraintErrors } from './accounts/accounts.service.ts';
 import { accountsJobs } from './accounts/accounts.jobs.ts';
 import { emailFlowsRoutes } from './accounts/email-flows.routes.ts';
 import { activityRoutes } from './activity/activity.routes.ts';
+import { scheduledCampaigns, type UpcomingSource, waitingExecutions } from './activity/upcoming.ts';
 import { analyticsJobs, startRollups } from './analytics/analytics.jobs.ts';
 import { analyticsRoutes } from './analytics/analytics.routes.ts';
+import type { RollupSubscriber } from './analytics/rollup.service.ts';
 import { auditRoutes } from './audit/audit.routes.ts';
 import { billingRoutes } from './billing/billing.routes.ts';
 import { projectAdminRoutes } from './projects/admin.routes.ts';
-import { securityJobs } from './security/security.jobs.ts';
+import { reputationCheck } from './security/security.jobs.ts';
 import { securityRoutes } from './security/security.routes.ts';
 import { campaignsJobs, startCampaignJobs } from './campaigns/campaigns.jobs.ts';
 import { campaignsRoutes } from './campaigns/campaigns.routes.ts';
+import { campaignsUsage } from './campaigns/campaigns.usage.ts';
+import type { ConstraintErrors } from './db/errors.ts';
 import type { Deps } from './deps.ts';
 import { dashboardRoutes } from './dashboard/dashboard.routes.ts';
 import { domainJobs, startDomainChecks } from './domains/domains.jobs.ts';
+import { domainConstraintErrors } from './domains/domains.service.ts';
 import { deliveryJobs, startDelivery, takeOverDelivery } from './delivery/delivery.jobs.ts';
 import { emailsRoutes } from './emails/emails.routes.ts';
 import { sendRoutes } from './send/send.routes.ts';
 import { domainsRoutes } from './domains/domains.routes.ts';
-import type { EventsSubscriber } from './events/events.registry.ts';
+import type { EventsSubscriber, EventUsageFinder } from './events/events.registry.ts';
 import type { JobDefinition } from './jobs/queue.ts';
 import { contactsJobs } from './contacts/contacts.jobs.ts';
 import { contactsRoutes } from './contacts/contacts.routes.ts';
+import { contactConstraintErrors } from './contacts/contacts.service.ts';
 import { contactBulkJobs } from './contacts/contact-bulk.jobs.ts';
 import { contactBulkRoutes } from './contacts/contact-bulk.routes.ts';
 import { contactFieldsJobs } from './contacts/contact-fields.jobs.ts';
 import { contactFieldsRoutes } from './contacts/contact-fields.routes.ts';
+import type { FieldUsageFinder } from './contacts/contact-fields.service.ts';
 import { contactImportJobs } from './contacts/contact-import.jobs.ts';
 import { contactImportRoutes } from './contacts/contact-import.routes.ts';
 import { eventsJobs, startEventDispatch } from './events/events.jobs.ts';
@@ -37,57 +45,87 @@ import { projectsRoutes } from './projects/projects.routes.ts';
 import { verifyRoutes } from './verify/verify.routes.ts';
 import { linksRoutes } from './links/links.routes.ts';
 import { templatesRoutes } from './templates/templates.routes.ts';
+import type { TemplateUsageFinder } from './templates/templates.service.ts';
 import { segmentsJobs, startSegmentRefresh } from './segments/segments.jobs.ts';
 import { segmentsRoutes } from './segments/segments.routes.ts';
+import { segmentsUsage } from './segments/segments.usage.ts';
 import { uploadsRoutes } from './uploads/uploads.routes.ts';
 import { startWebhookDelivery, webhookEndpointsJobs, webhookFanOut } from './webhook-endpoints/webhook-endpoints.jobs.ts';
 import { webhookEndpointsRoutes } from './webhook-endpoints/webhook-endpoints.routes.ts';
 import { suppressionsRoutes } from './suppressions/suppressions.routes.ts';
 import { webhooksRoutes } from './webhooks/webhooks.routes.ts';
-import { startWorkflows, takeOverWorkflows, workflowsJobs } from './workflows/workflows.jobs.ts';
+import { workflowsUsage } from './workflows/usage.ts';
+import { startWorkflows, takeOverWorkflows, workflowsJobs, workflowTriggers } from './workflows/workflows.jobs.ts';
 import { workflowsRoutes } from './workflows/workflows.routes.ts';
 
 /**
  * Every capability, in one list: its HTTP routes (a Fastify plugin mounted under `prefix`), its
  * background jobs, what it starts once the job queue runs (schedules, a first run for work a stopped
  * process left: every process calls it, before it listens, and a failure stops the start-up), and
- * how it takes over the claims of dead workers (src/jobs/instances.ts). server.ts wires them.
+ * how it takes over the claims of dead workers (src/jobs/instances.ts). The other fields are what
+ * it tells the other capabilities, collected once into `deps.registry` (composeRegistry below), so
+ * none imports another's and no module keeps a list that importing it fills. server.ts wires them.
  */
 export type Capability = {
   name: string;
   prefix: string;
   routes?: FastifyPluginAsync<Deps>;
   jobs?: (deps: Deps) => JobDefinition<any>[];
-  /**
-   * Hears recorded events in the worker (events.dispatch), at least once. server.ts subscribes it
-   * in every process role, so API processes know that somebody listens when they record events.
-   */
-  events?: (deps: Deps) => EventsSubscriber;
   start?: (deps: Deps) => Promise<void>;
   takeOver?: (deps: Deps, deadInstances: number[]) => Promise<void>;
+  /** Hears recorded events in the worker (events.dispatch), at least once; made once per server. */
+  events?: (deps: Deps) => EventsSubscriber;
+  /** Where it references others' things, for their usage endpoints (fields, event names, templates). */
+  usage?: { fields?: FieldUsageFinder; events?: EventUsageFinder; templates?: TemplateUsageFinder };
+  /** Its future work, for GET /activity/upcoming. */
+  upcoming?: UpcomingSource;
+  /** Hears which projects' counts grew in a rollup run (src/analytics/rollup.service.ts); made once per server. */
+  rollups?: (deps: Deps) => RollupSubscriber;
+  /** Its unique constraints that surface as a 409 of their own (src/db/errors.ts). */
+  constraintErrors?: ConstraintErrors;
 };
 
+/** What the capabilities tell each other, in CAPABILITIES order: see Capability. */
+export type Registry = {
+  events: ReadonlyArray<(deps: Deps) => EventsSubscriber>;
+  usage: { fields: readonly FieldUsageFinder[]; events: readonly EventUsageFinder[]; templates: readonly TemplateUsageFinder[] };
+  upcoming: readonly UpcomingSource[];
+  rollups: ReadonlyArray<(deps: Deps) => RollupSubscriber>;
+  constraintErrors: ConstraintErrors;
+};
+
+export function composeRegistry(capabilities: readonly Capability[]): Registry {
+  const all = <T>(pick: (capability: Capability) => T | undefined): T[] => capabilities.flatMap((capability) => pick(capability) ?? []);
+  return Object.freeze({
+    events: all((c) => c.events),
+    usage: { fields: all((c) => c.usage?.fields), events: all((c) => c.usage?.events), templates: all((c) => c.usage?.templates) },
+    upcoming: all((c) => c.upcoming),
+    rollups: all((c) => c.rollups),
+    constraintErrors: Object.assign({}, ...all((c) => c.constraintErrors)),
+  });
+}
+
 export const CAPABILITIES: Capability[] = [
-  { name: 'accounts', prefix: '', routes: accountsRoutes },
+  { name: 'accounts', prefix: '', routes: accountsRoutes, constraintErrors: accountConstraintErrors },
   { name: 'projects', prefix: '', routes: projectsRoutes },
   { name: 'members', prefix: '', routes: membersRoutes },
   { name: 'account-email', prefix: '', routes: emailFlowsRoutes, jobs: accountsJobs },
   { name: 'project-admin', prefix: '', routes: projectAdminRoutes },
   { name: 'audit', prefix: '', routes: auditRoutes },
   { name: 'billing', prefix: '', routes: billingRoutes },
-  { name: 'security', prefix: '', routes: securityRoutes, jobs: securityJobs },
+  { name: 'security', prefix: '', routes: securityRoutes, rollups: reputationCheck },
   { name: 'activity', prefix: '', routes: activityRoutes },
   { name: 'analytics', prefix: '', routes: analyticsRoutes, jobs: analyticsJobs, start: startRollups },
-  { name: 'contacts', prefix: '', routes: contactsRoutes, jobs: contactsJobs },
+  { name: 'contacts', prefix: '', routes: contactsRoutes, jobs: contactsJobs, constraintErrors: contactConstraintErrors },
   { name: 'contact-fields', prefix: '', routes: contactFieldsRoutes, jobs: contactFieldsJobs },
   { name: 'contact-bulk', prefix: '', routes: contactBulkRoutes, jobs: contactBulkJobs },
   { name: 'contact-import', prefix: '', routes: contactImportRoutes, jobs: contactImportJobs },
   { name: 'events', prefix: '', routes: eventsRoutes, jobs: eventsJobs, start: startEventDispatch },
-  { name: 'domains', prefix: '', routes: domainsRoutes, jobs: domainJobs, start: startDomainChecks },
+  { name: 'domains', prefix: '', routes: domainsRoutes, jobs: domainJobs, start: startDomainChecks, constraintErrors: domainConstraintErrors },
   { name: 'templates', prefix: '', routes: templatesRoutes },
-  { name: 'segments', prefix: '', routes: segmentsRoutes, jobs: segmentsJobs, start: startSegmentRefresh },
+  { name: 'segments', prefix: '', routes: segmentsRoutes, jobs: segmentsJobs, start: startSegmentRefresh, usage: segmentsUsage },
   { name: 'send', prefix: '', routes: sendRoutes },
-  { name: 'campaigns', prefix: '', routes: campaignsRoutes, jobs: campaignsJobs, start: startCampaignJobs },
+  { name: 'campaigns', prefix: '', routes: campaignsRoutes, jobs: campaignsJobs, start: startCampaignJobs, usage: campaignsUsage, upcoming: scheduledCampaigns },
   { name: 'emails', prefix: '', routes: emailsRoutes, jobs: deliveryJobs, start: startDelivery, takeOver: takeOverDelivery },
   { name: 'suppressions', prefix: '', routes: suppressionsRoutes },
   { name: 'platform', prefix: '', jobs: platformJobs, start: startPlatformJobs },
@@ -96,7 +134,17 @@ export const CAPABILITIES: Capability[] = [
   { name: 'uploads', prefix: '', routes: uploadsRoutes },
   { name: 'webhooks', prefix: '', routes: webhooksRoutes },
   { name: 'webhook-endpoints', prefix: '', routes: webhookEndpointsRoutes, jobs: webhookEndpointsJobs, events: webhookFanOut, start: startWebhookDelivery },
-  { name: 'workflows', prefix: '', routes: workflowsRoutes, jobs: workflowsJobs, start: startWorkflows, takeOver: takeOverWorkflows },
+  {
+    name: 'workflows',
+    prefix: '',
+    routes: workflowsRoutes,
+    jobs: workflowsJobs,
+    start: startWorkflows,
+    takeOver: takeOverWorkflows,
+    events: workflowTriggers,
+    usage: workflowsUsage,
+    upcoming: waitingExecutions,
+  },
   // Last: its catch-all GET answers only what no API route does.
   { name: 'dashboard', prefix: '', routes: dashboardRoutes },
 ];

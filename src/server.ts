@@ -9,11 +9,10 @@ import { openDatabase } from './db/index.ts';
 import { distributeForCitus } from './db/distribution.ts';
 import { migrate } from './db/migrate.ts';
 import type { Deps } from './deps.ts';
-import { onEventsRecorded } from './events/events.registry.ts';
 import { prepareSystemSender, unsignedSystemSender } from './domains/system-sender.ts';
 import { WorkerInstance } from './jobs/instances.ts';
 import { JobQueue } from './jobs/queue.ts';
-import { CAPABILITIES } from './modules.ts';
+import { CAPABILITIES, composeRegistry } from './modules.ts';
 import { createOutboundClient } from './outbound/index.ts';
 import { SnsClient, snsTransport } from './webhooks/sns.client.ts';
 
@@ -35,11 +34,9 @@ export async function startServer(config: Config, log: Logger = pino({ level: co
   const sessions = new SessionTokens(config.sessionSecret);
   const systemSender = unsignedSystemSender(config); // SYSTEM_FROM's key is read or made after the migrations
   const instance = new WorkerInstance(db, log);
-  const deps: Deps = { config, db, queue, keys, sessions, log, sns: new SnsClient(snsTransport(outbound)), outbound, systemSender, instance };
+  const deps: Deps = { config, db, queue, keys, sessions, log, sns: new SnsClient(snsTransport(outbound)), outbound, systemSender, instance, registry: composeRegistry(CAPABILITIES) };
   const work = config.role !== 'api';
   let app: FastifyInstance | undefined;
-  const unsubscribe = CAPABILITIES.flatMap((capability) => (capability.events ? [onEventsRecorded(capability.events(deps))] : []));
-  const stopListening = () => unsubscribe.forEach((stop) => stop());
   try {
     const applied = await migrate(db);
     if (applied.length) log.info({ migrations: applied }, 'migrations applied');
@@ -60,7 +57,6 @@ export async function startServer(config: Config, log: Logger = pino({ level: co
     // Release what was opened, so a failed start leaves no handles keeping the process alive.
     await app?.close().catch(() => {});
     await queue.stop(1).catch(() => {});
-    stopListening();
     await instance.stop().catch(() => {});
     await keys.close().catch(() => {});
     await db.close().catch(() => {});
@@ -81,8 +77,7 @@ export async function startServer(config: Config, log: Logger = pino({ level: co
       (closing ??= (async () => {
         await http.close();
         await queue.stop(config.shutdownTimeoutSeconds);
-        stopListening();
-        await instance.stop();
+            await instance.stop();
         await keys.close();
         await db.close();
       })()),

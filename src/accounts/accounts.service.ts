@@ -1,8 +1,14 @@
 import { DUMMY_PASSWORD_HASH, hashPassword, verifyPassword } from '../auth/passwords.ts';
+import type { ConstraintErrors } from '../db/errors.ts';
 import type { Deps } from '../deps.ts';
 import { AppError } from '../errors.ts';
 import { findUserById, findUserCredentials, insertUser } from './accounts.queries.ts';
 import { checkLoginAllowed, loginFailed, loginSucceeded, oneAtATime } from './login-throttle.ts';
+
+/** Sign-up with an email an account already has → 409 (wired in modules.ts). */
+export const accountConstraintErrors: ConstraintErrors = {
+  users_email_key: () => new AppError('EMAIL_IN_USE', { message: 'An account with this email already exists.' }),
+};
 
 type AccountDeps = Pick<Deps, 'config' | 'db'>;
 

@@ -8,7 +8,7 @@ import { badRequest } from '../errors.ts';
 import * as queries from './activity.queries.ts';
 import { findUpcoming } from './upcoming.ts';
 
-type ActivityDeps = Pick<Deps, 'db' | 'config'>;
+type ActivityDeps = Pick<Deps, 'db' | 'config' | 'registry'>;
 
 const CURSOR = { sort: 'activity', dir: 'desc' as const };
 
@@ -106,6 +106,6 @@ const HOUR_MS = 3600 * 1000;
 export async function upcoming(deps: ActivityDeps, projectId: string, input: { hours?: number; limit?: number }) {
   const hours = input.hours ?? 24 * 7;
   const until = new Date(Date.now() + hours * HOUR_MS);
-  const data = await findUpcoming(deps.db, projectId, until, Math.min(input.limit ?? DEFAULT_PAGE_SIZE, MAX_PAGE_SIZE));
+  const data = await findUpcoming(deps.registry.upcoming, deps.db, projectId, until, Math.min(input.limit ?? DEFAULT_PAGE_SIZE, MAX_PAGE_SIZE));
   return { until: until.toISOString(), data };
 }

@@ -16,21 +16,15 @@ export type UpcomingItem = {
 /** Items due no later than `until`, soonest first, at most `limit`. */
 export type UpcomingSource = (db: Queryable, projectId: string, until: Date, limit: number) => Promise<UpcomingItem[]>;
 
-const sources = new Map<string, UpcomingSource>();
-
-/** A capability with future work registers here (campaigns below; workflows add theirs). */
-export function registerUpcomingSource(name: string, source: UpcomingSource): void {
-  sources.set(name, source);
-}
-
-export async function findUpcoming(db: Queryable, projectId: string, until: Date, limit: number): Promise<UpcomingItem[]> {
+/** What every source (a Capability's `upcoming`, src/modules.ts) has due, soonest first, at most `limit`. */
+export async function findUpcoming(sources: readonly UpcomingSource[], db: Queryable, projectId: string, until: Date, limit: number): Promise<UpcomingItem[]> {
   const items: UpcomingItem[] = [];
-  for (const source of sources.values()) items.push(...(await source(db, projectId, until, limit)));
+  for (const source of sources) items.push(...(await source(db, projectId, until, limit)));
   return items.sort((a, b) => a.at.localeCompare(b.at) || a.id.localeCompare(b.id)).slice(0, limit);
 }
 
 /** Scheduled campaigns (migration 0012): status SCHEDULED, by scheduled_for. */
-registerUpcomingSource('campaigns', async (db, projectId, until, limit) => {
+export const scheduledCampaigns: UpcomingSource = async (db, projectId, until, limit) => {
   const rows = await db.query<{ id: string; name: string; scheduled_for: Date; total_recipients: number }>(
     `SELECT id, name, scheduled_for, total_recipients FROM campaigns
      WHERE project_id = $1 AND status = 'SCHEDULED' AND scheduled_for <= $2
@@ -45,10 +39,10 @@ registerUpcomingSource('campaigns', async (db, projectId, until, limit) => {
     contact: null,
     data: { recipients: row.total_recipients },
   }));
-});
+};
 
 /** Workflow executions waiting on a timer (migration 0013): a DELAY, or a WAIT_FOR_EVENT's timeout. */
-registerUpcomingSource('workflows', async (db, projectId, until, limit) => {
+export const waitingExecutions: UpcomingSource = async (db, projectId, until, limit) => {
   const rows = await db.query<{
     execution_id: string;
     workflow_id: string;
@@ -78,4 +72,4 @@ registerUpcomingSource('workflows', async (db, projectId, until, limit) => {
     contact: { id: row.contact_id, email: row.email },
     data: { executionId: row.execution_id, stepId: row.step_id, stepType: row.step_type, waitingFor: row.wait_event_name },
   }));
-});
+};

@@ -18,6 +18,7 @@ const RUN_BUDGET_MS = 20_000;
  * cache (refreshed every 60 s), which stalled back-to-back runs for a minute or two.
  */
 export function analyticsJobs(deps: Deps): JobDefinition[] {
+  const subscribers = deps.registry.rollups.map((subscribe) => subscribe(deps));
   return [
     {
       name: ROLLUP_JOB,
@@ -26,7 +27,7 @@ export function analyticsJobs(deps: Deps): JobDefinition[] {
       async handle() {
         // Queued first, so a run that fails does not break the chain.
         await deps.queue.send(ROLLUP_JOB, {}, { ...SINGLETON, startAfter: ROLLUP_INTERVAL_SECONDS });
-        await runRollup(deps.db, RUN_BUDGET_MS);
+        await runRollup(deps.db, RUN_BUDGET_MS, subscribers);
       },
     },
   ];

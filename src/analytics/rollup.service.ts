@@ -9,14 +9,11 @@ const FIRST_CHUNK_MS = 60 * 60 * 1000;
 const MAX_CHUNK_MS = 31 * 24 * 60 * 60 * 1000;
 const TARGET_EVENTS = 50_000;
 
-/** Told which projects' sends, bounces or complaints grew in a run (the reputation check subscribes). */
+/**
+ * Told which projects' sends, bounces or complaints grew in a run: a Capability's `rollups`
+ * (src/modules.ts; the reputation check).
+ */
 export type RollupSubscriber = (projectIds: string[]) => Promise<void>;
-// Per database, so several servers in one process (the tests) each hear only their own runs.
-const subscribers = new WeakMap<Db, RollupSubscriber[]>();
-
-export function onRollup(db: Db, subscriber: RollupSubscriber): void {
-  subscribers.set(db, [...(subscribers.get(db) ?? []), subscriber]);
-}
 
 /**
  * One step of the rollup: counts the events of at most `chunkMs` past the watermark (past the next
@@ -44,7 +41,7 @@ async function step(db: Db, chunkMs: number): Promise<{ done: boolean; events: n
  * since the last run, through the per-project created_at index, and never touches the insert path
  * of /v1/track. Stops after `budgetMs` (a backfill continues in the next run).
  */
-export async function runRollup(db: Db, budgetMs: number): Promise<{ caughtUp: boolean }> {
+export async function runRollup(db: Db, budgetMs: number, subscribers: readonly RollupSubscriber[]): Promise<{ caughtUp: boolean }> {
   const started = Date.now();
   const touched = new Set<string>();
   let caughtUp = false;
@@ -57,6 +54,6 @@ export async function runRollup(db: Db, budgetMs: number): Promise<{ caughtUp: b
     const scale = events > 0 ? TARGET_EVENTS / events : 4;
     chunkMs = Math.round(Math.min(MAX_CHUNK_MS, Math.max(60_000, chunkMs * Math.min(4, Math.max(0.25, scale)))));
   }
-  if (touched.size) for (const subscriber of subscribers.get(db) ?? []) await subscriber([...touched]);
+  if (touched.size) for (const subscriber of subscribers) await subscriber([...touched]);
   return { caughtUp };
 }

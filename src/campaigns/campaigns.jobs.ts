@@ -1,7 +1,6 @@
 import type { Deps } from '../deps.ts';
 import type { JobDefinition } from '../jobs/queue.ts';
 import { advanceCampaigns, kickProgress, PROGRESS_JOB, START_JOB, type StartJobData, startCampaign, startOverdue } from './campaign-sending.service.ts';
-import { registerCampaignUsage } from './campaigns.usage.ts';
 
 export const SWEEP_JOB = 'campaigns.sweep';
 const SWEEP_CRON = '* * * * *';
@@ -18,7 +17,6 @@ const OVERDUE_SECONDS = 30;
  * - `campaigns.sweep`: once a minute, the backstop for lost start and progress jobs.
  */
 export function campaignsJobs(deps: Deps): JobDefinition<any>[] {
-  registerCampaignUsage(deps);
   return [
     {
       name: START_JOB,

@@ -1,29 +1,17 @@
-import { registerFieldUsage } from '../contacts/contact-fields.service.ts';
-import type { Deps } from '../deps.ts';
-import { registerEventUsage } from '../events/events.registry.ts';
-import { registerTemplateUsage } from '../templates/templates.service.ts';
+import type { FieldUsageFinder } from '../contacts/contact-fields.service.ts';
+import type { EventUsageFinder } from '../events/events.registry.ts';
+import type { TemplateUsageFinder } from '../templates/templates.service.ts';
 import { campaignsFilteringOn, campaignsUsingTemplate } from './campaigns.queries.ts';
 
-let templatesRegistered = false;
+const idAndName = (rows: Array<{ id: string; name: string }>) => rows.map(({ id, name }) => ({ id, name }));
 
 /**
- * Tells the other capabilities where campaigns reference their things (their usage endpoints):
- * templates a campaign was made from, and fields and event names a FILTERED audience filters on.
- * Called from campaignsJobs(deps), which every process role runs at start-up.
+ * Where campaigns reference the other capabilities' things, for their usage endpoints (wired in
+ * src/modules.ts): templates a campaign was made from, and fields and event names a FILTERED
+ * audience filters on.
  */
-export function registerCampaignUsage(deps: Deps): void {
-  // The template seam appends lookups (once per process); the others replace theirs by kind. The
-  // event seam passes no database, so it holds this server's (in tests, the latest server's).
-  if (!templatesRegistered) {
-    templatesRegistered = true;
-    registerTemplateUsage(async (db, projectId, templateId) => ({ campaigns: await campaignsUsingTemplate(db, projectId, templateId) }));
-  }
-  registerFieldUsage('campaigns', async (db, projectId, field) => {
-    const rows = await campaignsFilteringOn(db, projectId, field.standard ? field.key : `data.${field.key}`);
-    return rows.map(({ id, name }) => ({ id, name }));
-  });
-  registerEventUsage('campaigns', async (projectId, eventName) => {
-    const rows = await campaignsFilteringOn(deps.db, projectId, `event.${eventName}`);
-    return rows.map(({ id, name }) => ({ id, name }));
-  });
-}
+export const campaignsUsage: { templates: TemplateUsageFinder; fields: FieldUsageFinder; events: EventUsageFinder } = {
+  templates: async (db, projectId, templateId) => ({ campaigns: await campaignsUsingTemplate(db, projectId, templateId) }),
+  fields: async (db, projectId, field) => ({ campaigns: idAndName(await campaignsFilteringOn(db, projectId, field.standard ? field.key : `data.${field.key}`)) }),
+  events: async (db, projectId, eventName) => ({ campaigns: idAndName(await campaignsFilteringOn(db, projectId, `event.${eventName}`)) }),
+};

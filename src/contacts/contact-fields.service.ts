@@ -114,24 +114,20 @@ export async function deleteField(deps: FieldsDeps, projectId: string, field: st
 
 // --- Usage: where a field is referenced -------------------------------------------------------
 
-export type FieldUsageKind = 'segments' | 'campaigns' | 'workflows';
-export type FieldReference = { id: string; name: string };
-/** Finds the resources of one kind that reference `field` (a custom key, or a standard field name). */
-export type FieldUsageFinder = (db: Queryable, projectId: string, field: { key: string; standard: boolean }) => Promise<FieldReference[]>;
-
-const usageFinders: Partial<Record<FieldUsageKind, FieldUsageFinder>> = {};
-
+export type FieldUsage = Record<'segments' | 'campaigns' | 'workflows', Array<{ id: string; name: string }>>;
 /**
- * The seam for segments, campaigns and workflows: each registers, at module load, how to find
- * its references to a field (the way registerConstraintError works). Unregistered kinds answer [].
+ * A capability's references to `field` (a custom key, or a standard field name): a Capability's
+ * `usage.fields` (src/modules.ts), for segments, campaigns and workflows.
  */
-export function registerFieldUsage(kind: FieldUsageKind, finder: FieldUsageFinder): void {
-  usageFinders[kind] = finder;
-}
+export type FieldUsageFinder = (db: Queryable, projectId: string, field: { key: string; standard: boolean }) => Promise<Partial<FieldUsage>>;
 
-export async function fieldUsage(deps: FieldsDeps, projectId: string, field: string) {
+/** GET /contacts/fields/{field}/usage: every capability's references, by kind. */
+export async function fieldUsage(deps: Pick<Deps, 'db' | 'registry'>, projectId: string, field: string) {
   const parsed = parseFieldName(field);
-  const find = (kind: FieldUsageKind) => usageFinders[kind]?.(deps.db, projectId, parsed) ?? Promise.resolve([]);
-  const [segments, campaigns, workflows] = [await find('segments'), await find('campaigns'), await find('workflows')];
-  return { field: parsed.key, segments, campaigns, workflows };
+  const usage: FieldUsage = { segments: [], campaigns: [], workflows: [] };
+  for (const find of deps.registry.usage.fields) {
+    const found = await find(deps.db, projectId, parsed);
+    for (const kind of ['segments', 'campaigns', 'workflows'] as const) usage[kind].push(...(found[kind] ?? []));
+  }
+  return { field: parsed.key, ...usage };
 }

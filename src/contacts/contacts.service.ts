@@ -1,7 +1,7 @@
 import { splitContactData } from './data-rules.ts';
 import type { Deps } from '../deps.ts';
 import type { Queryable } from '../db/index.ts';
-import { registerConstraintError } from '../db/errors.ts';
+import type { ConstraintErrors } from '../db/errors.ts';
 import { DEFAULT_PAGE_SIZE, decodeCursor, encodeCursor, isCursorTimestamp, MAX_PAGE_SIZE, type Page } from '../pagination.ts';
 import { recordEvents, subscriptionEventName } from '../events/events.service.ts';
 import { AppError, flatBadRequest, notFound } from '../errors.ts';
@@ -10,8 +10,10 @@ import { SNOOZE_END_JOB } from './contacts.jobs.ts';
 import { type Contact, toContact } from './contacts.schemas.ts';
 import { ContactTotals } from './contact-totals.ts';
 
-// api.md Contacts: PATCH /contacts/{id} with an email another contact has → 409.
-registerConstraintError('contacts_project_email_key', () => new AppError('EMAIL_IN_USE', { message: 'Another contact in this project has that email address.' }));
+/** api.md Contacts: PATCH /contacts/{id} with an email another contact has → 409 (wired in modules.ts). */
+export const contactConstraintErrors: ConstraintErrors = {
+  contacts_project_email_key: () => new AppError('EMAIL_IN_USE', { message: 'Another contact in this project has that email address.' }),
+};
 
 export const normaliseEmail = (email: string) => email.trim().toLowerCase();
 

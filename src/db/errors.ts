@@ -13,23 +13,19 @@ function constraintOf(pg: PgError): string | undefined {
   return pg.constraint?.replace(/_\d{6,}$/, '');
 }
 
-/** Constraint names that mean "this already exists" to a user, with the error they become. */
-const CONSTRAINT_ERRORS: Record<string, () => AppError> = {
-  users_email_key: () => new AppError('EMAIL_IN_USE', { message: 'An account with this email already exists.' }),
-};
-
-/** Registers how a capability's unique constraint surfaces as a 409 (called at module load). */
-export function registerConstraintError(constraint: string, toError: () => AppError): void {
-  CONSTRAINT_ERRORS[constraint] = toError;
-}
+/**
+ * Unique constraint names that mean "this already exists" to a user, with the error they become
+ * (a Capability's `constraintErrors`, src/modules.ts); any other is a plain CONFLICT.
+ */
+export type ConstraintErrors = Readonly<Record<string, () => AppError>>;
 
 /** The one place that turns database errors into domain errors; undefined when it is a real fault. */
-export function translateDbError(error: unknown): AppError | undefined {
+export function translateDbError(error: unknown, constraints: ConstraintErrors = {}): AppError | undefined {
   const pg = error as PgError;
   if (typeof pg?.code !== 'string') return undefined;
   if (pg.code === UNIQUE_VIOLATION) {
     const name = constraintOf(pg);
-    const known = name ? CONSTRAINT_ERRORS[name] : undefined;
+    const known = name && Object.hasOwn(constraints, name) ? constraints[name] : undefined;
     return known ? known() : new AppError('CONFLICT');
   }
   if (pg.code === FOREIGN_KEY_VIOLATION) return new AppError('NOT_FOUND', { message: 'A referenced resource does not exist.' });

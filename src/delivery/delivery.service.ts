@@ -3,7 +3,6 @@ import { signingKeyFor } from '../domains/domains.service.ts';
 import type { EmailRow } from '../emails/emails.queries.ts';
 import { randomUUID } from 'node:crypto';
 import { recordEvents } from '../events/events.service.ts';
-import { hasEventSubscribers } from '../events/events.registry.ts';
 import { fillDeferredContent } from './deferred-content.ts';
 import { type AttachmentRow, type ClaimRef, claimDue, loadAttachments, renewLeases, type HandingRef, type Settlement, type SettledEvent, writeHandOffs } from './delivery.queries.ts';
 import { suppressAddresses, unsubscribeForSuppression } from '../suppressions/suppressions.queries.ts';
@@ -198,7 +197,7 @@ async function build(context: RunContext, row: EmailRow, attachments: Attachment
  * addresses to the suppression list and unsubscribes their contacts, in the same transaction.
  */
 async function writeHandOffsOf(deps: Deps, marks: HandingRef[], settlements: Settlement[]): Promise<Set<string>> {
-  const dispatch = hasEventSubscribers();
+  const dispatch = deps.registry.events.length > 0;
   if (!settlements.some((s) => s.status === 'BOUNCED')) return (await writeHandOffs(deps.db, { marks, settlements, dispatch })).held;
   return deps.db.transaction(async (tx) => {
     const { held, settled } = await writeHandOffs(tx, { marks, settlements, dispatch });

@@ -1,7 +1,7 @@
 import { generateKeyPair, randomBytes } from 'node:crypto';
 import { promisify } from 'node:util';
 import type { Queryable } from '../db/index.ts';
-import { registerConstraintError } from '../db/errors.ts';
+import type { ConstraintErrors } from '../db/errors.ts';
 import type { Deps } from '../deps.ts';
 import { AppError, notFound } from '../errors.ts';
 import { type TxtLookup, type TxtResolver, dnsFor } from './dns.ts';
@@ -25,9 +25,8 @@ import type { Domain } from './domains.schemas.ts';
 const domainExists = () => new AppError('DOMAIN_EXISTS', { suggestion: 'List the project’s domains with GET /domains/project/{projectId}.' });
 const verifiedElsewhere = () =>
   new AppError('DOMAIN_VERIFIED_ELSEWHERE', { suggestion: 'A domain can be verified in one project at a time; remove it there first.' });
-registerConstraintError('domains_project_domain_key', domainExists);
-// Two projects passing verification at the same moment: the second one's check loses the race.
-registerConstraintError('domains_verified_domain_key', verifiedElsewhere);
+/** Wired in modules.ts. On verification, two projects passing at the same moment: the second one's check loses the race. */
+export const domainConstraintErrors: ConstraintErrors = { domains_project_domain_key: domainExists, domains_verified_domain_key: verifiedElsewhere };
 
 const generateRsaKeyPair = promisify(generateKeyPair);
 

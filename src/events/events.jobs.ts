@@ -2,7 +2,7 @@ import type { Deps } from '../deps.ts';
 import type { JobDefinition, JobQueue } from '../jobs/queue.ts';
 import { trailingWaker } from '../jobs/waker.ts';
 import { claimDispatch, deleteDispatched, type DispatchRow } from './events.queries.ts';
-import { eventSubscribers } from './events.registry.ts';
+import type { EventsSubscriber } from './events.registry.ts';
 import { EVENTS_DISPATCH_JOB } from './events.service.ts';
 
 /** Rows claimed per query; a row holds the events of one write. */
@@ -33,12 +33,14 @@ export function dispatchWaker(deps: Pick<Deps, 'queue' | 'log'>): () => void {
  * subscriber took it; one that throws leaves it to a later drain when its lease ends).
  */
 export function eventsJobs(deps: Deps): JobDefinition<any>[] {
+  // Made once per server, with the deps they run with (a subscriber may keep state, like a timer).
+  const subscribers = deps.registry.events.map((subscribe) => subscribe(deps));
   const dispatch: JobDefinition = {
     name: EVENTS_DISPATCH_JOB,
     queue: { policy: 'short', retryLimit: 0, expireInSeconds: 15 * 60 },
     work: { batchSize: 1, pollingIntervalSeconds: 1, notifyPollingIntervalSeconds: 1 },
     handle: async () => {
-      const more = await drain(deps);
+      const more = await drain(deps, subscribers);
       await deps.queue.send(EVENTS_DISPATCH_JOB, {}, more ? { singletonKey: 'now' } : { singletonKey: 'tick', startAfter: TICK_SECONDS });
     },
   };
@@ -46,8 +48,7 @@ export function eventsJobs(deps: Deps): JobDefinition<any>[] {
 }
 
 /** Drains waiting rows until none is left or the budget is spent (then true: more may wait). */
-async function drain(deps: Deps): Promise<boolean> {
-  const subscribers = eventSubscribers();
+async function drain(deps: Deps, subscribers: EventsSubscriber[]): Promise<boolean> {
   const started = Date.now();
   for (;;) {
     const rows = await claimDispatch(deps.db, CLAIM, LEASE_SECONDS);

@@ -79,7 +79,7 @@ export const eventsRoutes: FastifyPluginAsyncZod<Deps> = async (app, deps) => {
   app.get(
     '/events/:eventName/usage',
     { config: { auth: 'project' }, schema: { tags, security, summary: 'Segments, campaigns and workflows referencing an event name', params: eventNameParams, response: { 200: usageResponse } } },
-    async (request) => eventUsage(projectOf(request).id, request.params.eventName),
+    async (request) => eventUsage(deps, projectOf(request).id, request.params.eventName),
   );
 
   app.delete(

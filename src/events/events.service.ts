@@ -6,20 +6,18 @@ import { badRequest, notFound } from '../errors.ts';
 import { DEFAULT_PAGE_SIZE, decodeCursor, encodeCursor, isCursorTimestamp, MAX_PAGE_SIZE, type Page } from '../pagination.ts';
 import * as queries from './events.queries.ts';
 import { type EventRow, insertEvents } from './events.queries.ts';
-import { findEventUsage, hasEventSubscribers } from './events.registry.ts';
+import type { EventUsage } from './events.registry.ts';
 import type { TrackWriter } from './track-writer.ts';
 import type { EventItem } from './events.schemas.ts';
-
-export { onEventsRecorded } from './events.registry.ts';
 
 export const EVENTS_DISPATCH_JOB = 'events.dispatch';
 
 export type EventInput = { contactId: string; name: string; data?: Record<string, unknown>; emailId?: string | null };
 
 /**
- * Inserts events and hands them to the worker (never runs triggers in the request): with
- * subscribers (events.registry.ts), one event_dispatch row in the same transaction, which the
- * worker's events.dispatch job drains.
+ * Inserts events and hands them to the worker (never runs triggers in the request): one
+ * event_dispatch row in the same transaction, which the worker's events.dispatch job drains. The
+ * capabilities always include subscribers (webhook endpoints, workflow triggers: src/modules.ts).
  */
 export async function recordEvents(tx: Queryable, projectId: string, events: EventInput[]): Promise<string[]> {
   if (events.length === 0) return [];
@@ -32,7 +30,7 @@ export async function recordEvents(tx: Queryable, projectId: string, events: Eve
   }));
   await insertEvents(tx, projectId, rows);
   const eventIds = rows.map((row) => row.id);
-  if (hasEventSubscribers()) await queries.insertDispatch(tx, projectId, eventIds);
+  await queries.insertDispatch(tx, projectId, eventIds);
   return eventIds;
 }
 
@@ -131,7 +129,15 @@ export async function eventNames(deps: Pick<Deps, 'db'>, projectId: string) {
   return { data: rows.map((row) => ({ name: row.name, firstSeenAt: iso(row.first_seen_at) })) };
 }
 
-export const eventUsage = (projectId: string, eventName: string) => findEventUsage(projectId, eventName);
+/** GET /events/{eventName}/usage: every capability's references (a Capability's `usage.events`), by kind. */
+export async function eventUsage(deps: Pick<Deps, 'db' | 'registry'>, projectId: string, eventName: string): Promise<EventUsage> {
+  const usage: EventUsage = { segments: [], campaigns: [], workflows: [] };
+  for (const find of deps.registry.usage.events) {
+    const found = await find(deps.db, projectId, eventName);
+    for (const kind of ['segments', 'campaigns', 'workflows'] as const) usage[kind].push(...(found[kind] ?? []));
+  }
+  return usage;
+}
 
 export async function deleteEvents(deps: Pick<Deps, 'db'>, projectId: string, eventName: string) {
   return { deleted: await queries.deleteEventsNamed(deps.db, projectId, eventName) };

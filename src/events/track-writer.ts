@@ -5,7 +5,6 @@ import { upsertContactByEmail } from '../contacts/contacts.queries.ts';
 import type { Queryable } from '../db/index.ts';
 import { insertDispatch, insertEvents, type NewEventRow, type TrackedRow, type TrackItem, trackBatch } from './events.queries.ts';
 import { subscriptionEventName } from './events.service.ts';
-import { hasEventSubscribers } from './events.registry.ts';
 
 /** Requests written by one /v1/track statement at most. */
 const MAX_BATCH = 100;
@@ -20,7 +19,7 @@ export class TrackWriter {
   private readonly batcher: Batcher<TrackItem, TrackedRow>;
   private readonly wake: () => void;
 
-  constructor(private readonly deps: Pick<Deps, 'db' | 'queue' | 'log' | 'config'>) {
+  constructor(private readonly deps: Pick<Deps, 'db' | 'queue' | 'log' | 'config' | 'registry'>) {
     this.wake = dispatchWaker(deps);
     this.batcher = new Batcher((items) => this.write(items), {
       // One write at a time makes the batches larger and the database's work per request smaller
@@ -36,7 +35,7 @@ export class TrackWriter {
   }
 
   private async write(items: TrackItem[]): Promise<TrackedRow[]> {
-    const dispatch = hasEventSubscribers();
+    const dispatch = this.deps.registry.events.length > 0;
     const rows = this.deps.config.databaseDistribution === 'citus'
       ? await Promise.all(items.map((item) => this.deps.db.transaction((tx) => trackOne(tx, item, dispatch))))
       : await trackBatch(this.deps.db, items, dispatch);

@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { STATUS_CODES } from 'node:http';
 import type { Duplex } from 'node:stream';
 import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify';
-import { translateDbError } from '../db/errors.ts';
+import { type ConstraintErrors, translateDbError } from '../db/errors.ts';
 import { AppError, ERRORS, type ErrorCode } from '../errors.ts';
 import { RequestValidationError } from './validation.ts';
 
@@ -45,7 +45,7 @@ const clip = (text: string) => (text.length > 300 ? `${text.slice(0, 300)}…` :
 const MALFORMED_MULTIPART = /unexpected end of (multipart data|form)|malformed part header|boundary not found|multipart: /i;
 
 /** Normalises anything thrown in a request into an AppError. */
-export function toAppError(error: unknown): AppError {
+export function toAppError(error: unknown, constraints: ConstraintErrors = {}): AppError {
   if (error instanceof AppError) return error;
   if (error instanceof Error && !(error as FastifyError).code && MALFORMED_MULTIPART.test(error.message)) {
     return new AppError('BAD_REQUEST', { message: 'The multipart body is malformed (a part or the closing boundary is missing).' });
@@ -56,7 +56,7 @@ export function toAppError(error: unknown): AppError {
     if (error.part === 'querystring') return new AppError('BAD_REQUEST', { message: 'Invalid query parameters.', errors: error.fieldErrors, ...details });
     return new AppError('VALIDATION_ERROR', { errors: error.fieldErrors, ...details });
   }
-  const fromDb = translateDbError(error);
+  const fromDb = translateDbError(error, constraints);
   if (fromDb) return fromDb;
   const fastifyError = error as FastifyError;
   const mapped = fastifyError?.code ? FASTIFY_CODES[fastifyError.code] : undefined;
@@ -68,10 +68,13 @@ export function toAppError(error: unknown): AppError {
   return new AppError('INTERNAL_SERVER_ERROR');
 }
 
-export function errorHandler(error: unknown, request: FastifyRequest, reply: FastifyReply) {
-  const appError = toAppError(error);
-  if (appError.statusCode >= 500) request.log.error({ err: error }, 'request failed');
-  return sendError(request, reply, appError);
+/** The routes' error handler; `constraints` name the capabilities' unique constraints with their 409s. */
+export function errorHandler(constraints: ConstraintErrors) {
+  return (error: unknown, request: FastifyRequest, reply: FastifyReply) => {
+    const appError = toAppError(error, constraints);
+    if (appError.statusCode >= 500) request.log.error({ err: error }, 'request failed');
+    return sendError(request, reply, appError);
+  };
 }
 
 /** Fastify's router errors before any route (a path that is not valid percent-encoding, a too long parameter). */

@@ -1,13 +1,12 @@
-import { onRollup } from '../analytics/rollup.service.ts';
+import type { RollupSubscriber } from '../analytics/rollup.service.ts';
 import type { Deps } from '../deps.ts';
-import type { JobDefinition } from '../jobs/queue.ts';
 import { checkReputation } from './security.service.ts';
 
 /**
  * Reputation has no queue of its own: it is checked after every rollup run (a few seconds behind
- * delivery and the SES webhook) for the projects whose bounces or complaints grew in it.
+ * delivery and the SES webhook) for the projects whose bounces or complaints grew in it. Wired in
+ * modules.ts as the security capability's `rollups`.
  */
-export function securityJobs(deps: Deps): JobDefinition[] {
-  onRollup(deps.db, (projectIds) => checkReputation(deps, projectIds));
-  return [];
+export function reputationCheck(deps: Deps): RollupSubscriber {
+  return (projectIds) => checkReputation(deps, projectIds);
 }

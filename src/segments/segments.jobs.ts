@@ -1,6 +1,5 @@
 import type { Deps } from '../deps.ts';
 import type { JobDefinition } from '../jobs/queue.ts';
-import { registerSegmentUsage } from './segments.usage.ts';
 import { refreshDueSegments } from './segments.service.ts';
 
 export const SEGMENT_REFRESH_JOB = 'segments.refresh';
@@ -14,7 +13,6 @@ const WATCHDOG_CRON = '* * * * *';
  * policy keeps one chain across every process; a once-a-minute watchdog restarts a broken chain.
  */
 export function segmentsJobs(deps: Deps): JobDefinition[] {
-  registerSegmentUsage(deps);
   const interval = deps.config.segmentRefreshIntervalSeconds;
   return [
     {

@@ -152,13 +152,12 @@ export async function updateSegment(deps: SegmentDeps, projectId: string, id: st
 }
 
 /**
- * What else uses a segment, by its id. A guard answers why the segment cannot be deleted (→ 409),
- * or null. Campaigns (DRAFT, SCHEDULED, SENDING) and other segments' conditions are checked here;
- * other capabilities (workflows) may register theirs.
+ * What else uses a segment, by its id: campaigns (DRAFT, SCHEDULED, SENDING) and other segments'
+ * conditions. A guard answers why the segment cannot be deleted (→ 409), or null.
  */
-export type SegmentGuard = (db: Queryable, projectId: string, segmentId: string) => Promise<string | null>;
+type SegmentGuard = (db: Queryable, projectId: string, segmentId: string) => Promise<string | null>;
 
-const guards: SegmentGuard[] = [
+const guards: readonly SegmentGuard[] = [
   async (db, projectId, segmentId) => {
     const [campaign] = await queries.findActiveCampaignsUsing(db, projectId, segmentId);
     return campaign ? `The segment is used by the ${campaign.status} campaign "${campaign.name}" (${campaign.id}).` : null;
@@ -168,10 +167,6 @@ const guards: SegmentGuard[] = [
     return other ? `The segment is referenced by the condition of segment "${other.name}" (${other.id}).` : null;
   },
 ];
-
-export function registerSegmentGuard(guard: SegmentGuard): void {
-  guards.push(guard);
-}
 
 /** DELETE /segments/{id}: 409 while something uses it (contract §10). */
 export async function deleteSegment(deps: SegmentDeps, projectId: string, id: string): Promise<void> {

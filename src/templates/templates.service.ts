@@ -90,22 +90,18 @@ export async function duplicateTemplate(deps: Deps, projectId: string, id: strin
 }
 
 /**
- * GET /templates/{id}/usage. Seam: campaigns and workflows register a lookup here when they exist
- * (each returns the rows of its own table that reference the template), keeping this module free
- * of imports from theirs.
+ * A capability's references to a template (a Capability's `usage.templates`, src/modules.ts):
+ * campaigns and workflows each return the rows of their own tables, keeping this module free of
+ * imports from theirs.
  */
-export type UsageLookup = (db: Queryable, projectId: string, templateId: string) => Promise<Partial<TemplateUsage>>;
-const usageLookups: UsageLookup[] = [];
+export type TemplateUsageFinder = (db: Queryable, projectId: string, templateId: string) => Promise<Partial<TemplateUsage>>;
 
-export function registerTemplateUsage(lookup: UsageLookup): void {
-  usageLookups.push(lookup);
-}
-
+/** GET /templates/{id}/usage. */
 export async function templateUsage(deps: Deps, projectId: string, id: string): Promise<TemplateUsage> {
   await getTemplateForSend(deps.db, projectId, id);
   const usage: TemplateUsage = { campaigns: [], workflows: [] };
-  for (const lookup of usageLookups) {
-    const found = await lookup(deps.db, projectId, id);
+  for (const find of deps.registry.usage.templates) {
+    const found = await find(deps.db, projectId, id);
     usage.campaigns.push(...(found.campaigns ?? []));
     usage.workflows.push(...(found.workflows ?? []));
   }

@@ -1,19 +1,22 @@
-import { registerFieldUsage } from '../contacts/contact-fields.service.ts';
-import { registerTemplateUsage } from '../templates/templates.service.ts';
-import { findFieldUsage, findTemplateUsage } from './workflows.queries.ts';
+import type { FieldUsageFinder } from '../contacts/contact-fields.service.ts';
+import type { EventUsageFinder } from '../events/events.registry.ts';
+import type { TemplateUsageFinder } from '../templates/templates.service.ts';
+import { findEventUsage, findFieldUsage, findTemplateUsage } from './workflows.queries.ts';
 
 /**
- * Where workflows reference other resources, answered through the owners' usage seams (registered
- * at module load): GET /templates/{id}/usage lists SEND_EMAIL steps; GET /contacts/fields/{field}/usage
- * lists workflows with a CONDITION on the field or an UPDATE_CONTACT writing it. Event names are
- * registered in workflows.jobs.ts, whose seam takes no database handle.
+ * Where workflows reference other resources, for the owners' usage endpoints (wired in
+ * src/modules.ts): GET /templates/{id}/usage lists SEND_EMAIL steps; GET /contacts/fields/{field}/usage
+ * lists workflows with a CONDITION on the field or an UPDATE_CONTACT writing it;
+ * GET /events/{eventName}/usage lists workflows it triggers or resumes.
  */
-registerTemplateUsage(async (db, projectId, templateId) => {
-  const rows = await findTemplateUsage(db, projectId, templateId);
-  return { workflows: rows.map((row) => ({ id: row.id, name: row.name, stepId: row.step_id })) };
-});
-
-registerFieldUsage('workflows', async (db, projectId, field) => {
-  const conditionField = field.standard ? field.key : `data.${field.key}`;
-  return findFieldUsage(db, projectId, conditionField, field.standard ? null : field.key);
-});
+export const workflowsUsage: { templates: TemplateUsageFinder; fields: FieldUsageFinder; events: EventUsageFinder } = {
+  templates: async (db, projectId, templateId) => {
+    const rows = await findTemplateUsage(db, projectId, templateId);
+    return { workflows: rows.map((row) => ({ id: row.id, name: row.name, stepId: row.step_id })) };
+  },
+  fields: async (db, projectId, field) => {
+    const conditionField = field.standard ? field.key : `data.${field.key}`;
+    return { workflows: await findFieldUsage(db, projectId, conditionField, field.standard ? null : field.key) };
+  },
+  events: async (db, projectId, eventName) => ({ workflows: await findEventUsage(db, projectId, eventName) }),
+};

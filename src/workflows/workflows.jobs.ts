@@ -1,12 +1,10 @@
-import type { Db, Queryable } from '../db/index.ts';
+import type { Queryable } from '../db/index.ts';
 import type { Deps } from '../deps.ts';
-import { onEventsRecorded, registerEventUsage } from '../events/events.registry.ts';
+import type { EventsSubscriber } from '../events/events.registry.ts';
 import type { JobDefinition, JobQueue } from '../jobs/queue.ts';
 import { nextDueAt, releaseExecutionsOf, resumeFromStoredEvents } from './engine/engine.queries.ts';
 import { runDue, type Timers } from './engine/runner.ts';
 import { triggerFromEvents } from './executions.queries.ts';
-import { findEventUsage } from './workflows.queries.ts';
-import './usage.ts';
 
 export const WORKFLOW_RUN_JOB = 'workflows.run';
 /** A run hands the worker back after this long, queueing its own continuation. */
@@ -28,13 +26,22 @@ async function wakeUpIn(queue: JobQueue, seconds: number, tx?: Queryable): Promi
   await queue.send(WORKFLOW_RUN_JOB, {}, { singletonKey: `at:${second}`, startAfter: new Date(second * 1000), ...(tx ? { tx } : {}) });
 }
 
+/** This server's kicker (one per queue), shared by the trigger and the runs it wakes. */
+function kicker(deps: Pick<Deps, 'queue' | 'log'>): () => Promise<void> {
+  let kick = kickers.get(deps.queue);
+  if (!kick) kickers.set(deps.queue, (kick = newKicker(deps)));
+  return kick;
+}
+
+const kickers = new WeakMap<JobQueue, () => Promise<void>>();
+
 /**
  * A run now, at most once per KICK_INTERVAL_MS from this process: a burst of triggers queues one
  * run at once and one more at the end of the interval (which picks up the rest), instead of a
  * queue write per event. Not durable by itself, and need not be: what it starts is already due in
  * the table, and the minute's backstop finds it if the process dies first.
  */
-function kicker(deps: Pick<Deps, 'queue' | 'log'>): () => Promise<void> {
+function newKicker(deps: Pick<Deps, 'queue' | 'log'>): () => Promise<void> {
   let last = 0;
   let trailing: NodeJS.Timeout | undefined;
   const kick = () => {
@@ -51,30 +58,13 @@ function kicker(deps: Pick<Deps, 'queue' | 'log'>): () => Promise<void> {
   };
 }
 
-/** Unsubscribes a server's trigger when it closes (tests run several servers in one process). */
-const subscriptions = new WeakMap<Db, () => void>();
-export const stopTriggers = (db: Db) => subscriptions.get(db)?.();
-
 /**
  * The workflow engine's jobs (contract §11; docs/decisions/workflows.md). `workflows.run` claims due
- * executions and advances them; it is queued by triggers, by timers (DELAY, WAIT_FOR_EVENT
- * timeouts, leases) and by the minute's backstop. Triggers ride on events.dispatch: the subscriber
- * starts and resumes executions in one statement, then queues a run.
+ * executions and advances them; it is queued by triggers (workflowTriggers), by timers (DELAY,
+ * WAIT_FOR_EVENT timeouts, leases) and by the minute's backstop.
  */
 export function workflowsJobs(deps: Deps): JobDefinition<any>[] {
-  const kick = kicker(deps);
-  const timers: Timers = { wake: (seconds, tx) => wakeUpIn(deps.queue, seconds, tx), kick };
-  subscriptions.get(deps.db)?.();
-  // One statement, no transaction: events.dispatch runs its jobs one by one, so its round trips
-  // bound how fast triggers start. The run is queued after it; a crash in between leaves the new
-  // executions due, for the next run or the minute's backstop.
-  const unsubscribe = onEventsRecorded(async ({ projectId, eventIds }) => {
-    const { started, resumed } = await triggerFromEvents(deps.db, projectId, eventIds);
-    if (started + resumed > 0) await kick();
-  });
-  subscriptions.set(deps.db, unsubscribe);
-  registerEventUsage('workflows', (projectId, eventName) => findEventUsage(deps.db, projectId, eventName));
-
+  const timers: Timers = { wake: (seconds, tx) => wakeUpIn(deps.queue, seconds, tx), kick: kicker(deps) };
   let lastSweep = 0;
   const run: JobDefinition = {
     name: WORKFLOW_RUN_JOB,
@@ -93,6 +83,20 @@ export function workflowsJobs(deps: Deps): JobDefinition<any>[] {
     },
   };
   return [run];
+}
+
+/**
+ * The events subscriber (wired in modules.ts): triggers ride on events.dispatch, starting and
+ * resuming executions in one statement, then queueing a run. No transaction: events.dispatch runs
+ * its jobs one by one, so its round trips bound how fast triggers start. The run is queued after
+ * it; a crash in between leaves the new executions due, for the next run or the minute's backstop.
+ */
+export function workflowTriggers(deps: Deps): EventsSubscriber {
+  const kick = kicker(deps);
+  return async ({ projectId, eventIds }) => {
+    const { started, resumed } = await triggerFromEvents(deps.db, projectId, eventIds);
+    if (started + resumed > 0) await kick();
+  };
 }
 
 /** The executions of dead workers are due now (src/jobs/instances.ts): a run takes them. */

@@ -4,7 +4,6 @@ import type { Deps } from '../deps.ts';
 import { projectOf } from '../http/auth.ts';
 import { conditionFields } from './condition-fields.ts';
 import { executionsRoutes } from './executions.routes.ts';
-import { stopTriggers } from './workflows.jobs.ts';
 import {
   conditionFields as conditionFieldsSchema,
   createStepBody,
@@ -31,8 +30,6 @@ const noContent = { 204: z.null() };
 
 /** api.md Workflows (contract §11): secret key, or session with X-Project-Id. */
 export const workflowsRoutes: FastifyPluginAsyncZod<Deps> = async (app, deps) => {
-  app.addHook('onClose', async () => stopTriggers(deps.db));
-
   app.get('/workflows', { config, schema: { tags, security, summary: 'List workflows with their steps and transitions', response: { 200: workflowList } } }, async (request) =>
     service.listWorkflows(deps, projectOf(request).id),
   );
