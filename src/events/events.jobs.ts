@@ -28,8 +28,8 @@ export function dispatchWaker(deps: Pick<Deps, 'queue' | 'log'>): () => void {
 }
 
 /**
- * Hands recorded events to the subscribers (workflow triggers) in the worker, from the
- * event_dispatch table their writers filled (at least once: a row is deleted after every
+ * Hands recorded events to the subscribers (webhook fan-out, workflow triggers) in the worker,
+ * from the event_dispatch table their writers filled (at least once: a row is deleted after every
  * subscriber took it; one that throws leaves it to a later drain when its lease ends).
  */
 export function eventsJobs(deps: Deps): JobDefinition<any>[] {
