@@ -2,28 +2,46 @@ import type { Queryable } from '../db/index.ts';
 import type { EmailRow } from '../emails/emails.queries.ts';
 
 /**
- * Claims up to `limit` due records across projects (FOR UPDATE SKIP LOCKED: concurrent workers
- * take disjoint rows) for the worker instance `claimedBy`: QUEUED ones whose time has come, and
+ * Claims up to `limit` due records, oldest first, across projects or in the one project `projectId`
+ * names (on Citus, which locks rows only in a statement for one project: see dueProjects), with
+ * FOR UPDATE SKIP LOCKED (concurrent workers take disjoint rows), for the worker instance
+ * `claimedBy`: QUEUED ones whose time has come, and
  * SENDING ones whose lease expired or whose worker died (src/jobs/instances.ts). Each becomes
  * SENDING with a lease of `leaseSeconds` and attempts + 1; `attempts` is the claim's fencing token,
  * checked by every later write. A record still marked handed off was in an SMTP transaction whose
  * answer never came: it is sent again with the same Message-ID (contract §6), and `resends` counts it.
  */
-export async function claimDue(db: Queryable, limit: number, leaseSeconds: number, claimedBy: number): Promise<EmailRow[]> {
+export async function claimDue(db: Queryable, limit: number, leaseSeconds: number, claimedBy: number, projectId?: string): Promise<EmailRow[]> {
+  // Both tables name the project, so Citus routes the whole statement to the project's node.
+  const [inDue, inEmails] = projectId ? ['AND project_id = $4', 'AND e.project_id = $4'] : ['', ''];
   return db.query<EmailRow>(
     `WITH due AS (
        SELECT project_id, id FROM emails
-       WHERE status IN ('QUEUED', 'SENDING') AND next_attempt_at <= now()
+       WHERE status IN ('QUEUED', 'SENDING') AND next_attempt_at <= now() ${inDue}
        ORDER BY next_attempt_at
        LIMIT $1
        FOR UPDATE SKIP LOCKED
      )
      UPDATE emails AS e SET status = 'SENDING', attempts = e.attempts + 1, next_attempt_at = now() + make_interval(secs => $2),
        claimed_by = $3, resends = e.resends + (e.handed_off_at IS NOT NULL)::int, handed_off_at = NULL
-     FROM due WHERE e.project_id = due.project_id AND e.id = due.id
+     FROM due WHERE e.project_id = due.project_id AND e.id = due.id ${inEmails}
      RETURNING e.*`,
-    [limit, leaseSeconds, claimedBy],
+    [limit, leaseSeconds, claimedBy, ...(projectId ? [projectId] : [])],
   );
+}
+
+/**
+ * The projects with due records among the oldest `scan`, the project of the oldest first: a read
+ * without locks across every shard, for claims of one project at a time (src/jobs/project-rotation.ts).
+ */
+export async function dueProjects(db: Queryable, scan: number): Promise<string[]> {
+  const rows = await db.query<{ project_id: string }>(
+    `SELECT project_id FROM (
+       SELECT project_id, next_attempt_at FROM emails WHERE status IN ('QUEUED', 'SENDING') AND next_attempt_at <= now() ORDER BY next_attempt_at LIMIT $1
+     ) d GROUP BY project_id ORDER BY min(next_attempt_at)`,
+    [scan],
+  );
+  return rows.map((row) => row.project_id);
 }
 
 /** The claims of dead worker instances fall due now, for the live workers to take over. */

@@ -1,10 +1,11 @@
 import type { Deps } from '../deps.ts';
+import { ProjectRotation } from '../jobs/project-rotation.ts';
 import { signingKeyFor } from '../domains/domains.service.ts';
 import type { EmailRow } from '../emails/emails.queries.ts';
 import { randomUUID } from 'node:crypto';
 import { recordEvents } from '../events/events.service.ts';
 import { fillDeferredContent } from './deferred-content.ts';
-import { type AttachmentRow, type ClaimRef, claimDue, loadAttachments, renewLeases, type HandingRef, type Settlement, type SettledEvent, writeHandOffs } from './delivery.queries.ts';
+import { type AttachmentRow, type ClaimRef, claimDue, dueProjects, loadAttachments, renewLeases, type HandingRef, type Settlement, type SettledEvent, writeHandOffs } from './delivery.queries.ts';
 import { suppressAddresses, unsubscribeForSuppression } from '../suppressions/suppressions.queries.ts';
 import { HandOffs, MAX_HANDED } from './hand-off.ts';
 import { buildMessage, type DkimKey } from './mime.ts';
@@ -53,16 +54,24 @@ export const handOffsFor = (deps: Deps) => new HandOffs((marks, settlements) => 
 
 /**
  * Delivers due records until none is left, `budgetMs` has passed or the process is stopping, in
- * LANES concurrent lanes. Returns true when it stopped for the budget (more may be due).
+ * LANES concurrent lanes. Returns true when it stopped for the budget (more may be due). A chunk
+ * holds the oldest due records of every project; on Citus, of one project, the projects taken in
+ * turn, oldest first (src/jobs/project-rotation.ts).
  */
 export async function deliverDue(deps: Deps, transport: Transport, throttle: Throttle, handOffs: HandOffs, budgetMs: number): Promise<boolean> {
   const context: RunContext = { deps, transport, throttle, handOffs, keys: new Map() };
   const deadline = Date.now() + budgetMs;
+  const rotation = deps.config.databaseDistribution === 'citus' ? new ProjectRotation(() => dueProjects(deps.db, CHUNK * LANES * 2)) : undefined;
+  const claim = () =>
+    rotation
+      ? rotation.claim((projectId) => claimDue(deps.db, CHUNK, LEASE_SECONDS, deps.instance.id, projectId))
+      : claimDue(deps.db, CHUNK, LEASE_SECONDS, deps.instance.id);
   const lane = async (): Promise<boolean> => {
     while (!handOffs.stopping) {
-      const claimed = await claimDue(deps.db, CHUNK, LEASE_SECONDS, deps.instance.id);
+      const claimed = await claim();
       if (claimed.length) await deliverChunk(context, claimed);
-      if (claimed.length < CHUNK) return false;
+      // A short claim across projects took all that was due; one of a project only emptied that project.
+      if (claimed.length < (rotation ? 1 : CHUNK)) return false;
       if (Date.now() > deadline) return true;
     }
     return false;
