@@ -213,3 +213,13 @@ export async function campaignsFilteringOn(db: Queryable, projectId: string, fie
     [projectId, field],
   );
 }
+
+/** Scheduled campaigns due no later than `until`, soonest first (GET /activity/upcoming). */
+export async function findScheduledCampaigns(db: Queryable, projectId: string, until: Date, limit: number) {
+  return db.query<{ id: string; name: string; scheduled_for: Date; total_recipients: number }>(
+    `SELECT id, name, scheduled_for, total_recipients FROM campaigns
+     WHERE project_id = $1 AND status = 'SCHEDULED' AND scheduled_for <= $2
+     ORDER BY scheduled_for, id LIMIT $3`,
+    [projectId, until.toISOString(), limit],
+  );
+}

@@ -161,3 +161,28 @@ export async function cancelExecutions(db: Queryable, projectId: string, workflo
     [projectId, workflowId, id],
   );
 }
+
+/** Executions waiting on a timer due no later than `until`, soonest first (GET /activity/upcoming). */
+export async function findWaitingExecutions(db: Queryable, projectId: string, until: Date, limit: number) {
+  return db.query<{
+    execution_id: string;
+    workflow_id: string;
+    name: string;
+    due_at: Date;
+    step_id: string | null;
+    step_type: string | null;
+    wait_event_name: string | null;
+    contact_id: string;
+    email: string;
+  }>(
+    `SELECT x.id AS execution_id, x.workflow_id, w.name, x.due_at, x.current_step_id AS step_id, s.type AS step_type,
+            x.wait_event_name, c.id AS contact_id, c.email
+     FROM workflow_executions x
+     JOIN workflows w ON w.project_id = x.project_id AND w.id = x.workflow_id
+     JOIN contacts c ON c.project_id = x.project_id AND c.id = x.contact_id
+     LEFT JOIN workflow_steps s ON s.project_id = x.project_id AND s.id = x.current_step_id
+     WHERE x.project_id = $1 AND x.status = 'WAITING' AND x.due_at IS NOT NULL AND x.due_at <= $2
+     ORDER BY x.due_at, x.id LIMIT $3`,
+    [projectId, until.toISOString(), limit],
+  );
+}
