@@ -119,8 +119,9 @@ describe('bounce classes over SMTP (contract §6)', () => {
     }
     const waiting = await waitForStatus(sent.project.api, sent.emailId, ['QUEUED'], 10_000);
     assert.match(waiting.error, /^Soft bounce, retrying: SMTP 552/);
-    // A day passes: the record was made 25 hours ago.
-    await server.deps.db.query(`UPDATE emails SET created_at = created_at - interval '25 hours' WHERE project_id = $1 AND id = $2`, [sent.project.id, sent.emailId]);
+    // A day passes: the record was made 25 hours ago (the time bound: Citus refuses a stable
+    // expression over a column in an UPDATE).
+    await server.deps.db.query(`UPDATE emails SET created_at = $3 WHERE project_id = $1 AND id = $2`, [sent.project.id, sent.emailId, new Date(Date.now() - 25 * 3_600_000)]);
     const record = await waitForStatus(sent.project.api, sent.emailId, ['FAILED', 'BOUNCED', 'DELIVERED'], 30_000);
     assert.equal(record.status, 'FAILED');
     assert.match(record.error, /^Gave up after 24 hours of temporary failures; last: Soft bounce, retrying: SMTP 552: 552 5\.2\.2 Mailbox full/);
