@@ -6,11 +6,16 @@ const FOREIGN_KEY_VIOLATION = '23503';
 const INVALID_TEXT_REPRESENTATION = '22P02';
 const QUERY_CANCELED = '57014';
 
-type PgError = { code?: string; constraint?: string };
+type PgError = { code?: string; constraint?: string; message?: string };
 
-/** A constraint's name as declared: on a Citus worker it is the shard's copy, suffixed with the shard id. */
+/**
+ * A constraint's name as declared: on a Citus worker it is the shard's copy, suffixed with the shard
+ * id. A write to a Citus reference table passes the worker's error on without its constraint field,
+ * so the name is then read from the message (`… violates unique constraint "users_email_key_102010"`).
+ */
 function constraintOf(pg: PgError): string | undefined {
-  return pg.constraint?.replace(/_\d{6,}$/, '');
+  const name = pg.constraint ?? /violates unique constraint "([^"]+)"/.exec(pg.message ?? '')?.[1];
+  return name?.replace(/_\d{6,}$/, '');
 }
 
 /**
