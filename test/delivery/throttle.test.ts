@@ -58,8 +58,15 @@ describe('SEND_RATE_PER_SECOND: a per-project throttle on outgoing mail (contrac
     assert.equal(new Set(busyMessages.flatMap((m) => m.envelope.to)).size, total, 'each recipient once');
     assert.ok(Math.max(...quietMessages.map((m) => m.receivedAt)) < times.at(-1)!, 'the quiet project did not wait behind the busy one');
 
-    // Deferred for the rate, a record goes back to the queue without counting as an attempt.
-    const records = await server.deps.db.query<{ status: string; attempts: number }>('SELECT status, attempts FROM emails WHERE project_id = $1', [busy.project.id]);
+    // Deferred for the rate, a record goes back to the queue without counting as an attempt. A
+    // message can arrive before its answer is committed: the records are read once all are settled.
+    const deadline = Date.now() + 30_000;
+    let records: Array<{ status: string; attempts: number }>;
+    for (;;) {
+      records = await server.deps.db.query<{ status: string; attempts: number }>('SELECT status, attempts FROM emails WHERE project_id = $1', [busy.project.id]);
+      if (records.every((r) => r.status !== 'SENDING' && r.status !== 'QUEUED') || Date.now() > deadline) break;
+      await new Promise((resolve) => setTimeout(resolve, 50));
+    }
     assert.equal(records.length, total);
     assert.deepEqual(new Set(records.map((r) => `${r.status} after ${r.attempts}`)), new Set(['DELIVERED after 1']));
   });
