@@ -2,12 +2,13 @@ import { randomUUID } from 'node:crypto';
 import pg from 'pg';
 // @ts-expect-error pg's value conversion (the same its client applies to parameters) has no types of its own
 import { prepareValue } from 'pg/lib/utils.js';
-import { upsertContactByEmail } from '../src/contacts/contacts.queries.ts';
+import { upsertContactByEmail, upsertContactsByEmail } from '../src/contacts/contacts.queries.ts';
 import type { Db, Queryable } from '../src/db/index.ts';
 import { insertEmails } from '../src/emails/emails.queries.ts';
 import { insertEvents } from '../src/events/events.queries.ts';
 import { countMembers } from '../src/segments/segments.queries.ts';
 import { membersOf } from '../src/segments/segments.service.ts';
+import { SEGMENT_CONDITION } from './scenarios/segment-count.ts';
 
 /**
  * `router`: one task on the project's node, nothing through the coordinator first. `multi-step`:
@@ -27,11 +28,15 @@ function execution(plan: string): Execution {
 
 /**
  * A Queryable that plans instead of running: each statement the product's query function sends is
- * EXPLAINed with the same text and parameters, and the function gets one empty row back.
+ * EXPLAINed with the same text and parameters, and the function gets one empty row back. A
+ * function's second and later statements are numbered.
  */
-function explaining(db: Queryable, statement: string, plans: Plan[], citus: boolean): Queryable {
+function explaining(db: Queryable, name: string, plans: Plan[], citus: boolean): Queryable {
+  let sent = 0;
   return {
     query: async (sql, params) => {
+      sent += 1;
+      const statement = sent === 1 ? name : `${name} (${sent})`;
       // The values written into the text: Citus plans a statement with parameters only once they
       // are bound, which a plain EXPLAIN never does.
       const text = sql.replace(/\$(\d+)/g, (_, n: string) => literal(params?.[Number(n) - 1]));
@@ -49,30 +54,20 @@ function literal(value: unknown): string {
   return text === null ? 'NULL' : pg.Client.prototype.escapeLiteral(text);
 }
 
-const AUDIENCE = {
-  logic: 'AND',
-  groups: [
-    {
-      filters: [
-        { field: 'data.plan', operator: 'equals', value: 'pro' },
-        { field: 'data.age', operator: 'greaterThanOrEqual', value: 30 },
-        { field: 'data.country', operator: 'equals', value: 'DE' },
-        { field: 'event.purchase', operator: 'triggeredWithin', value: 30, unit: 'days' },
-      ],
-    },
-  ],
-} as const;
-
 /**
- * The plans of the hot statements of track-new (the contact upsert and the event insert),
- * send-accepted (the records' insert) and segment-count (the audience count), for `projectId`,
- * through the product's own query functions.
+ * The plans of the hot statements, for `projectId`, through the product's own query functions:
+ * POST /contacts' upsert; the many-contact upsert of send-accepted (and of track-new on Citus);
+ * track-new's event insert; send-accepted's record insert; segment-count's audience count.
  */
 export async function hotStatementPlans(db: Db, projectId: string, citus: boolean): Promise<Plan[]> {
   const plans: Plan[] = [];
   const email = `plan-${randomUUID()}@bench.test`;
-  await upsertContactByEmail(explaining(db, 'track: contact upsert', plans, citus), projectId, { email, subscribed: null, subscribedWhenNew: true, data: { set: { plan: 'pro' }, unset: [] } } as never);
+  await upsertContactByEmail(explaining(db, 'POST /contacts: contact upsert', plans, citus), projectId, { email, subscribed: null, subscribedWhenNew: true, data: { set: { plan: 'pro' }, unset: [] } } as never);
   await insertEvents(explaining(db, 'track: event insert', plans, citus), projectId, [{ id: randomUUID(), contactId: randomUUID(), name: 'page-viewed', data: { plan: 'pro' }, emailId: null }]);
+  // /v1/send's recipients as its group commit upserts them, and /v1/track's contacts on Citus
+  // (one project per statement there).
+  const recipients = [{ projectId, email, set: { plan: 'pro' } }];
+  await upsertContactsByEmail(explaining(db, 'send, and track on Citus: contacts upsert', plans, citus), recipients, { subscribed: null, subscribedWhenNew: false, unset: [] }, { oneProject: citus });
   await insertEmails(explaining(db, 'send: record insert', plans, citus), projectId, [
     {
       id: randomUUID(),
@@ -97,7 +92,7 @@ export async function hotStatementPlans(db: Db, projectId: string, citus: boolea
     } as never,
   ]);
   await db.transaction(async (tx) => {
-    const members = await membersOf(tx, projectId, { id: randomUUID(), type: 'DYNAMIC', condition: AUDIENCE as never });
+    const members = await membersOf(tx, projectId, { id: randomUUID(), type: 'DYNAMIC', condition: SEGMENT_CONDITION as never });
     await countMembers(explaining(tx, 'segment-count: audience count', plans, citus), members);
   });
   return plans;

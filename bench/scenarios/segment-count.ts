@@ -5,8 +5,8 @@ const EVENTS_PER_CONTACT = 5;
 const CHUNK = 100_000;
 const EVENT_NAMES = ['page.view', 'signup', 'purchase', 'login', 'logout', 'cart.add', 'cart.remove', 'search', 'share', 'support'];
 
-/** Issue 5's audience: three data filters and one event filter. */
-const CONDITION = {
+/** Issue 5's audience: three data filters and one event filter (its count's plan: bench/plans.ts). */
+export const SEGMENT_CONDITION = {
   logic: 'AND',
   groups: [
     {
@@ -67,7 +67,7 @@ export const segmentCount: Scenario<{ id: string }> = {
   server: { env: { SEGMENT_REFRESH_INTERVAL_SECONDS: '86400' } },
   setup: async (ctx) => {
     await seed(ctx);
-    const created = await ctx.project.api.post('/segments', { name: 'Bench audience', condition: CONDITION });
+    const created = await ctx.project.api.post('/segments', { name: 'Bench audience', condition: SEGMENT_CONDITION });
     if (created.status !== 201) throw new Error(`segment create failed: ${created.status} ${created.text}`);
     return { id: created.body.id };
   },

@@ -1,5 +1,5 @@
 import { type Queryable, queryOne } from '../db/index.ts';
-import { LOCK_EXISTING_CONTACTS, upsertContactsByEmail } from './contacts.queries.ts';
+import { lockContactsByEmail, upsertContactsByEmail } from './contacts.queries.ts';
 import type { Primitive } from './data-rules.ts';
 
 export async function insertImportFile(db: Queryable, projectId: string, jobId: string, content: Buffer) {
@@ -36,11 +36,7 @@ export type UpsertedContact = { id: string; subscribed: boolean; was: boolean | 
  * fails on Citus).
  */
 export async function upsertContacts(db: Queryable, projectId: string, rows: ImportRow[]): Promise<UpsertedContact[]> {
-  await db.query(
-    `WITH input AS (SELECT $1::uuid AS project_id, email FROM unnest($2::text[]) AS email)
-     ${LOCK_EXISTING_CONTACTS('c.id', '$1::uuid')}`,
-    [projectId, rows.map((row) => row.email)],
-  );
+  await lockContactsByEmail(db, projectId, rows.map((row) => row.email));
   const upserted: UpsertedContact[] = [];
   for (const subscribed of [true, false, null]) {
     const group = rows.filter((row) => row.subscribed === subscribed);

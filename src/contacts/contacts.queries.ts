@@ -8,33 +8,10 @@ export type WrittenContact = ContactRow & { is_new: boolean; was_subscribed: boo
 
 export type DataWrite = { set: Record<string, unknown>; unset: string[] };
 
-/**
- * Upsert by email as CTEs ending in `written` (the contact, `is_new`, and `was_subscribed`), for
- * statements that go on to write more (/v1/track). Parameters: $1 project, $2 email,
- * $3 subscribed (null = keep), $4 subscribed when new, $5 data to set (jsonb), $6 keys to unset.
- * `old` locks the existing row first (FOR UPDATE, so concurrent writers queue and each sees the
- * previous one's result); the insert reads `old` so it runs after. Data write rules as SQL:
- * `(data || set) - unset`. An explicit `subscribed` ends a snooze.
- */
-export const UPSERT_CONTACT_CTES = `old AS (
-       SELECT id, subscribed FROM contacts WHERE project_id = $1 AND email = $2 FOR UPDATE
-     ), upserted AS (
-       INSERT INTO contacts AS c (project_id, email, subscribed, data)
-       SELECT $1, $2, coalesce($3::boolean, $4::boolean), $5::jsonb - $6::text[]
-       FROM (SELECT count(*) FROM old) AS old_first
-       ON CONFLICT (project_id, email) DO UPDATE SET
-         subscribed = coalesce($3::boolean, c.subscribed),
-         snoozed_until = CASE WHEN $3::boolean IS NULL THEN c.snoozed_until END,
-         data = (c.data || $5::jsonb) - $6::text[],
-         updated_at = excluded.updated_at
-       RETURNING c.*, c.xmax::text = '0' AS is_new
-     ), written AS (
-       SELECT u.*, o.subscribed AS was_subscribed FROM upserted u LEFT JOIN old o ON o.id = u.id
-     )`;
-
 export type ContactUpsert = { email: string; subscribed: boolean | null; subscribedWhenNew: boolean; data: DataWrite };
 
-export const upsertContactParams = (projectId: string, input: ContactUpsert) => [
+/** Parameters of upsertContactByEmail's write: $1 project, $2 email, $3 subscribed (null = keep), $4 subscribed when new, $5 data to set, $6 keys to unset. */
+const upsertContactParams = (projectId: string, input: ContactUpsert) => [
   projectId,
   input.email,
   input.subscribed,
@@ -43,10 +20,31 @@ export const upsertContactParams = (projectId: string, input: ContactUpsert) => 
   input.data.unset,
 ];
 
-/** Upsert by email (POST /contacts, and later /v1/send) in one statement; see UPSERT_CONTACT_CTES. */
-export async function upsertContactByEmail(db: Queryable, projectId: string, input: ContactUpsert): Promise<WrittenContact> {
-  const rows = await db.query<WrittenContact>(`WITH ${UPSERT_CONTACT_CTES} SELECT * FROM written`, upsertContactParams(projectId, input));
-  return rows[0]!;
+/**
+ * Upsert by email (POST /contacts), inside the caller's transaction: returns the
+ * contact, `is_new`, and `was_subscribed`. The existing row is locked first (FOR UPDATE, so
+ * concurrent writers queue and each sees the previous one's result), then written by one
+ * `INSERT … ON CONFLICT`. Data write rules as SQL: `(data || set) - unset`; an explicit
+ * `subscribed` ends a snooze. Two statements with the project written in, rather than one with a
+ * locking CTE, so that Citus runs each on the project's node alone (docs/architecture.md).
+ */
+export async function upsertContactByEmail(tx: Queryable, projectId: string, input: ContactUpsert): Promise<WrittenContact> {
+  const [old] = await tx.query<{ subscribed: boolean }>('SELECT subscribed FROM contacts WHERE project_id = $1 AND email = $2 FOR UPDATE', [
+    projectId,
+    input.email,
+  ]);
+  const [written] = await tx.query<ContactRow & { is_new: boolean }>(
+    `INSERT INTO contacts AS c (project_id, email, subscribed, data)
+     VALUES ($1, $2, coalesce($3::boolean, $4::boolean), $5::jsonb - $6::text[])
+     ON CONFLICT (project_id, email) DO UPDATE SET
+       subscribed = coalesce($3::boolean, c.subscribed),
+       snoozed_until = CASE WHEN $3::boolean IS NULL THEN c.snoozed_until END,
+       data = (c.data || $5::jsonb) - $6::text[],
+       updated_at = excluded.updated_at
+     RETURNING c.*, c.xmax::text = '0' AS is_new`,
+    upsertContactParams(projectId, input),
+  );
+  return { ...written!, was_subscribed: old?.subscribed ?? null };
 }
 
 /**
@@ -56,12 +54,12 @@ export async function upsertContactByEmail(db: Queryable, projectId: string, inp
  * whenever its statistics were older than the table's growth (measured: 6 of the 8 ms of a
  * 24-request /v1/track write on a 25k-contact table).
  */
-export const LOCK_EXISTING_CONTACTS = (columns: string, project = 'i.project_id') =>
+export const LOCK_EXISTING_CONTACTS = (columns: string) =>
   `SELECT ${columns}
        FROM (SELECT DISTINCT project_id, email FROM input ORDER BY project_id, email) AS i
        CROSS JOIN LATERAL (
          SELECT project_id, id, email, subscribed FROM contacts
-         WHERE project_id = ${project} AND email = i.email
+         WHERE project_id = i.project_id AND email = i.email
          FOR UPDATE
        ) AS c`;
 
@@ -71,49 +69,74 @@ export type ContactUpsertRow = { projectId: string; email: string; set: Record<s
 export type UpsertedContact = Pick<ContactRow, 'id' | 'email' | 'subscribed' | 'data'> & { is_new: boolean; was_subscribed: boolean | null };
 
 /**
- * upsertContactByEmail for many addresses at once (group-committed /v1/send), one statement for
- * rows sharing `subscribed` and `unset`, which are bound once rather than looked up per row (a
- * correlated lookup in ON CONFLICT would cost rows²). At most one row per (project, email).
- * Existing rows are locked first and inserts run in the same (project, email) order, so two such
- * statements running at once lock in one order.
+ * Locks the existing contacts of one project with these addresses, in address order (a router
+ * statement on Citus), and returns what they hold. For writes of several statements that must
+ * lock in one order.
+ */
+export async function lockContactsByEmail(tx: Queryable, projectId: string, emails: string[]) {
+  return tx.query<{ project_id: string; email: string; subscribed: boolean }>(
+    'SELECT project_id, email, subscribed FROM contacts WHERE project_id = $1 AND email = ANY($2::text[]) ORDER BY email FOR UPDATE',
+    [projectId, emails],
+  );
+}
+
+// Rows per upsert statement: 2 or 3 parameters each, well under PostgreSQL's 65,535.
+const CONTACTS_PER_UPSERT = 1_000;
+
+/**
+ * upsertContactByEmail for many addresses at once (group-committed /v1/send and, on Citus,
+ * /v1/track; the CSV import), inside the caller's transaction; at most one row per (project,
+ * email). Rows share `subscribed` and `unset`, which are bound once rather than looked up per row
+ * (a correlated lookup in ON CONFLICT would cost rows², and Citus refuses it). The existing rows
+ * are locked first, in (project, email) order, and inserted in the same order, so two such writes
+ * lock in one order. With `oneProject` every row is of one project, written in as a constant: both
+ * statements are then router statements on Citus, which locks rows only so.
  */
 export async function upsertContactsByEmail(
-  db: Queryable,
+  tx: Queryable,
   rows: ContactUpsertRow[],
   shared: { subscribed: boolean | null; subscribedWhenNew: boolean; unset: string[] },
   options: { oneProject?: boolean } = {},
 ): Promise<UpsertedContact[]> {
   if (rows.length === 0) return [];
-  // On Citus a row lock needs the project as a constant (docs/architecture.md): the rows are then
-  // all of one project, bound once as $5.
-  const project = options.oneProject ? '$5::uuid' : 'i.project_id';
-  const input = rows.map((row, ord) => ({ ord, project_id: row.projectId, email: row.email, set: row.set }));
-  const written = await db.query<UpsertedContact & { ord: number }>(
-    `WITH input AS (
-       SELECT * FROM jsonb_to_recordset($1::jsonb) AS i(ord int, project_id uuid, email text, set jsonb)
-     ), old AS (
-       ${LOCK_EXISTING_CONTACTS('c.project_id, c.email, c.subscribed', project)}
-     ), upserted AS (
-       INSERT INTO contacts AS c (project_id, email, subscribed, data)
-       SELECT ${project}, i.email, coalesce($2::boolean, $3::boolean), i.set - $4::text[]
-       FROM input i, (SELECT count(*) FROM old) AS old_first
-       ORDER BY i.project_id, i.email
+  const sorted = [...rows].sort((x, y) => (x.projectId === y.projectId ? compare(x.email, y.email) : compare(x.projectId, y.projectId)));
+  const old = options.oneProject
+    ? await lockContactsByEmail(tx, rows[0]!.projectId, sorted.map((row) => row.email))
+    : await tx.query<{ project_id: string; email: string; subscribed: boolean }>(
+        `WITH input AS (SELECT * FROM unnest($1::uuid[], $2::text[]) AS i(project_id, email))
+         ${LOCK_EXISTING_CONTACTS('c.project_id, c.email, c.subscribed')}`,
+        [sorted.map((row) => row.projectId), sorted.map((row) => row.email)],
+      );
+  const was = new Map(old.map((row) => [`${row.project_id} ${row.email}`, row.subscribed]));
+  const written = new Map<string, Omit<UpsertedContact, 'was_subscribed'>>();
+  for (let start = 0; start < sorted.length; start += CONTACTS_PER_UPSERT) {
+    // $1 subscribed (null = keep), $2 subscribed when new, $3 keys to unset, then the rows.
+    const params: unknown[] = [shared.subscribed, shared.subscribedWhenNew, shared.unset];
+    if (options.oneProject) params.push(rows[0]!.projectId);
+    const values = sorted.slice(start, start + CONTACTS_PER_UPSERT).map((row) => {
+      const project = options.oneProject ? '$4::uuid' : `$${params.push(row.projectId)}::uuid`;
+      params.push(row.email, JSON.stringify(row.set));
+      return `(${project}, $${params.length - 1}, coalesce($1::boolean, $2::boolean), $${params.length}::jsonb - $3::text[])`;
+    });
+    const upserted = await tx.query<Omit<UpsertedContact, 'was_subscribed'> & { project_id: string }>(
+      `INSERT INTO contacts AS c (project_id, email, subscribed, data) VALUES ${values.join(', ')}
        ON CONFLICT (project_id, email) DO UPDATE SET
-         subscribed = coalesce($2::boolean, c.subscribed),
-         snoozed_until = CASE WHEN $2::boolean IS NULL THEN c.snoozed_until END,
-         data = (c.data || excluded.data) - $4::text[],
+         subscribed = coalesce($1::boolean, c.subscribed),
+         snoozed_until = CASE WHEN $1::boolean IS NULL THEN c.snoozed_until END,
+         data = (c.data || excluded.data) - $3::text[],
          updated_at = excluded.updated_at
-       RETURNING c.project_id, c.id, c.email, c.subscribed, c.data, c.xmax::text = '0' AS is_new
-     )
-     SELECT i.ord, u.id, u.email, u.subscribed, u.data, u.is_new, o.subscribed AS was_subscribed
-     FROM input i
-     JOIN upserted u ON u.project_id = i.project_id AND u.email = i.email
-     LEFT JOIN old o ON o.project_id = i.project_id AND o.email = i.email`,
-    [JSON.stringify(input), shared.subscribed, shared.subscribedWhenNew, shared.unset, ...(options.oneProject ? [rows[0]!.projectId] : [])],
-  );
-  const byOrd = new Map(written.map(({ ord, ...contact }) => [ord, contact]));
-  return rows.map((_, ord) => byOrd.get(ord)!);
+       RETURNING c.project_id, c.id, c.email, c.subscribed, c.data, c.xmax::text = '0' AS is_new`,
+      params,
+    );
+    for (const { project_id, ...contact } of upserted) written.set(`${project_id} ${contact.email}`, contact);
+  }
+  return rows.map((row) => {
+    const key = `${row.projectId} ${row.email}`;
+    return { ...written.get(key)!, was_subscribed: was.get(key) ?? null };
+  });
 }
+
+const compare = (x: string, y: string) => (x < y ? -1 : x > y ? 1 : 0);
 
 export type ContactPatch = {
   email: string | null;
@@ -157,6 +180,15 @@ export async function updateContact(db: Queryable, projectId: string, id: string
 
 export async function findContact(db: Queryable, projectId: string, id: string): Promise<ContactRow | undefined> {
   const rows = await db.query<ContactRow>('SELECT * FROM contacts WHERE project_id = $1 AND id = $2', [projectId, id]);
+  return rows[0];
+}
+
+/** The contact with an address (a test copy renders with its data when there is one). */
+export async function findContactByEmail(db: Queryable, projectId: string, email: string) {
+  const rows = await db.query<Pick<ContactRow, 'id' | 'email' | 'data'>>('SELECT id, email, data FROM contacts WHERE project_id = $1 AND email = $2', [
+    projectId,
+    email,
+  ]);
   return rows[0];
 }
 

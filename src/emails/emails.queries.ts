@@ -68,20 +68,32 @@ export type NewEmail = {
   last_error: string | null;
 };
 
-/** Inserts every record of a send in one statement (design.md: few statements per request). */
+// The columns of insertEmails after project_id, each with its type.
+const RECORD_COLUMNS = [
+  ['id', 'uuid'], ['contact_id', 'uuid'], ['to_address', 'text'], ['to_name', 'text'], ['from_address', 'text'],
+  ['from_name', 'text'], ['reply_to', 'text'], ['subject', 'text'], ['html', 'text'], ['text_body', 'text'],
+  ['headers', 'jsonb'], ['status', 'text'], ['source_type', 'text'], ['campaign_id', 'uuid'], ['template_id', 'uuid'],
+  ['workflow_id', 'uuid'], ['content_type', 'text'], ['message_id', 'text'], ['last_error', 'text'],
+] as const satisfies ReadonlyArray<readonly [keyof NewEmail, string]>;
+// Records per statement: 19 parameters each, well under PostgreSQL's 65,535.
+const RECORDS_PER_INSERT = 1_000;
+
+/**
+ * Inserts the records of a send, in one statement per 1,000 (design.md: few statements per
+ * request). Rows as `VALUES` with the project written in: Citus runs it on the project's node alone.
+ */
 export async function insertEmails(tx: Queryable, projectId: string, emails: NewEmail[]): Promise<void> {
-  if (emails.length === 0) return;
-  await tx.query(
-    `INSERT INTO emails (project_id, id, contact_id, to_address, to_name, from_address, from_name, reply_to, subject, html,
-       text_body, headers, status, source_type, campaign_id, template_id, workflow_id, content_type, message_id, last_error)
-     SELECT $1, r.id, r.contact_id, r.to_address, r.to_name, r.from_address, r.from_name, r.reply_to, r.subject, r.html,
-       r.text_body, coalesce(r.headers, '{}'::jsonb), r.status, r.source_type, r.campaign_id, r.template_id, r.workflow_id,
-       r.content_type, r.message_id, r.last_error
-     FROM jsonb_to_recordset($2::jsonb) AS r(id uuid, contact_id uuid, to_address text, to_name text, from_address text,
-       from_name text, reply_to text, subject text, html text, text_body text, headers jsonb, status text, source_type text,
-       campaign_id uuid, template_id uuid, workflow_id uuid, content_type text, message_id text, last_error text)`,
-    [projectId, JSON.stringify(emails)],
-  );
+  for (let start = 0; start < emails.length; start += RECORDS_PER_INSERT) {
+    const params: unknown[] = [projectId];
+    const rows = emails.slice(start, start + RECORDS_PER_INSERT).map((email) => {
+      const cells = RECORD_COLUMNS.map(([column, type]) => {
+        params.push(column === 'headers' ? JSON.stringify(email.headers ?? {}) : email[column]);
+        return `$${params.length}::${type}`;
+      });
+      return `($1, ${cells.join(', ')})`;
+    });
+    await tx.query(`INSERT INTO emails (project_id, ${RECORD_COLUMNS.map(([column]) => column).join(', ')}) VALUES ${rows.join(', ')}`, params);
+  }
 }
 
 export type NewAttachment = { filename: string; contentType: string; contentId: string | null; disposition: 'attachment' | 'inline'; base64: string };
