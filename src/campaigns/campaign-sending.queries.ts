@@ -126,11 +126,6 @@ export async function contactsByIds(db: Queryable, projectId: string, ids: strin
   return db.query<RecipientContact>('SELECT id, email, data FROM contacts WHERE project_id = $1 AND id = ANY($2::uuid[])', [projectId, ids]);
 }
 
-export async function contactByEmail(db: Queryable, projectId: string, email: string): Promise<RecipientContact | undefined> {
-  const rows = await db.query<RecipientContact>('SELECT id, email, data FROM contacts WHERE project_id = $1 AND email = $2', [projectId, email]);
-  return rows[0];
-}
-
 /** The content sources of the campaigns of a chunk (deferred rendering). */
 export async function campaignContents(db: Queryable, projectId: string, ids: string[]) {
   return db.query<{ id: string; subject: string; body: string; updated_at: Date | string }>(

@@ -3,12 +3,12 @@ import type { Queryable } from '../db/index.ts';
 import { enqueueDelivery } from '../delivery/delivery.jobs.ts';
 import type { Deps } from '../deps.ts';
 import { assertSenderAllowed, signingKeyFor } from '../domains/domains.service.ts';
-import { buildEmailRecord, SUPPRESSION_REASONS } from '../emails/email-record.ts';
-import { findSuppressed, insertEmails, refreshEmailStatistics } from '../emails/emails.queries.ts';
+import { SUPPRESSION_REASONS } from '../emails/email-record.ts';
+import { refreshEmailStatistics } from '../emails/emails.queries.ts';
 import { recordEvents } from '../events/events.service.ts';
 import { AppError, badRequest, notFound } from '../errors.ts';
 import type { JobQueue } from '../jobs/queue.ts';
-import { toHeaderLine } from '../rendering/render.ts';
+import { sendTestCopy } from '../send/test-copy.ts';
 import { audienceOf } from './audience.ts';
 import * as sending from './campaign-sending.queries.ts';
 import { lockCampaign, setStatus } from './campaigns.queries.ts';
@@ -158,25 +158,10 @@ export async function startOverdue(deps: Deps, graceSeconds: number): Promise<nu
 export async function sendTestEmail(deps: Deps, projectId: string, id: string, to: string): Promise<{ emailId: string; to: string }> {
   const row = await findCampaignOr404(deps.db, projectId, id);
   const address = to.toLowerCase();
-  const key = await signingKeyFor(deps.db, projectId, row.from_email);
-  if (!key) await assertSenderAllowed(deps.db, projectId, row.from_email); // throws the 403
-  const contact = await sending.contactByEmail(deps.db, projectId, address);
-  const emailId = await deps.db.transaction(async (tx) => {
-    const { record } = buildEmailRecord(deps.config, {
-      projectId,
-      domainName: key!.domainName,
-      content: { subject: row.subject, html: row.body, from: { email: row.from_email, name: row.from_name }, replyTo: row.reply_to, contentType: row.type },
-      source: { type: 'CAMPAIGN' },
-      to: { address, name: null },
-      contactId: null,
-      renderFor: contact ? { id: contact.id, email: address, data: contact.data } : null,
-      suppressed: (await findSuppressed(tx, projectId, [address])).has(address),
-      subscribed: null,
-      subject: (subject: string) => toHeaderLine(`[Test] ${subject}`),
-    });
-    await insertEmails(tx, projectId, [record]);
-    if (record.status === 'QUEUED') await enqueueDelivery(deps.queue, tx);
-    return record.id;
+  const emailId = await sendTestCopy(deps, projectId, {
+    to: address,
+    content: { subject: row.subject, html: row.body, from: { email: row.from_email, name: row.from_name }, replyTo: row.reply_to, contentType: row.type },
+    source: { type: 'CAMPAIGN' },
   });
   return { emailId, to: address };
 }

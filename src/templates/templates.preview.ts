@@ -1,11 +1,8 @@
 import { findUserById } from '../accounts/accounts.queries.ts';
-import { enqueueDelivery } from '../delivery/delivery.jobs.ts';
 import type { Deps } from '../deps.ts';
-import { assertSenderAllowed, signingKeyFor } from '../domains/domains.service.ts';
-import { buildEmailRecord } from '../emails/email-record.ts';
-import { findSuppressed, insertEmails } from '../emails/emails.queries.ts';
 import { badRequest, notFound } from '../errors.ts';
-import { checkTemplateSyntax, recipientVariables, render, toHeaderLine } from '../rendering/render.ts';
+import { checkTemplateSyntax, recipientVariables, render } from '../rendering/render.ts';
+import { sendTestCopy } from '../send/test-copy.ts';
 import * as queries from './templates.queries.ts';
 import type { PreviewInput, TemplatePreview } from './templates.schemas.ts';
 import { getTemplateForSend } from './templates.service.ts';
@@ -47,31 +44,10 @@ export async function sendTemplateTest(deps: Deps, projectId: string, id: string
   const template = await getTemplateForSend(deps.db, projectId, id);
   const address = (to ?? (userId ? (await findUserById(deps.db, userId))?.email : undefined))?.toLowerCase();
   if (!address) throw badRequest('email is required: the address to send the test to.', { details: { field: 'email' } });
-  const key = await signingKeyFor(deps.db, projectId, template.from);
-  if (!key) await assertSenderAllowed(deps.db, projectId, template.from); // throws the 403
-  const contact = await queries.findContactByEmail(deps.db, projectId, address);
-  const emailId = await deps.db.transaction(async (tx) => {
-    const { record } = buildEmailRecord(deps.config, {
-      projectId,
-      domainName: key!.domainName,
-      content: {
-        subject: template.subject,
-        html: template.body,
-        from: { email: template.from, name: template.fromName },
-        replyTo: template.replyTo,
-        contentType: template.type,
-      },
-      source: { type: 'TRANSACTIONAL', templateId: template.id },
-      to: { address, name: null },
-      contactId: null,
-      renderFor: contact ? { id: contact.id, email: address, data: contact.data } : null,
-      suppressed: (await findSuppressed(tx, projectId, [address])).has(address),
-      subscribed: null,
-      subject: (subject: string) => toHeaderLine(`[Test] ${subject}`),
-    });
-    await insertEmails(tx, projectId, [record]);
-    if (record.status === 'QUEUED') await enqueueDelivery(deps.queue, tx);
-    return record.id;
+  const emailId = await sendTestCopy(deps, projectId, {
+    to: address,
+    content: { subject: template.subject, html: template.body, from: { email: template.from, name: template.fromName }, replyTo: template.replyTo, contentType: template.type },
+    source: { type: 'TRANSACTIONAL', templateId: template.id },
   });
   return { emailId, to: address };
 }

@@ -139,12 +139,3 @@ export async function findContact(db: Queryable, projectId: string, id: string) 
   ]);
   return rows[0];
 }
-
-/** The contact with an address (a test send renders with its data when there is one). */
-export async function findContactByEmail(db: Queryable, projectId: string, email: string) {
-  const rows = await db.query<{ id: string; email: string; data: Record<string, unknown> }>(
-    'SELECT id, email, data FROM contacts WHERE project_id = $1 AND email = $2',
-    [projectId, email],
-  );
-  return rows[0];
-}
