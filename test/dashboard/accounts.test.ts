@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import type { Page } from 'playwright-core';
 import { uniqueEmail } from '../kit/accounts.ts';
-import { assertAccessible, checkPhoneWidth, openPage, screenshot, useDashboardBrowser } from '../kit/browser.ts';
+import { assertAccessible, checkPhoneWidth, openPage, screenshot, useDashboardBrowser, withPageState } from '../kit/browser.ts';
 import { startTestServer, type TestServer } from '../kit/server.ts';
 import { type SinkMessage, type SmtpSink, startSmtpSink } from '../kit/smtp.ts';
 
@@ -133,6 +133,8 @@ describe('Dashboard: sign up, project, log out and in, password reset, address c
       assert.equal(await page.getByRole('combobox', { name: 'Project' }).inputValue(), 'Fjord Coffee — 北欧');
 
       await checkPhoneWidth(ui.browser, server.url, page, projectPath, 'get-started', (p: Page) => p.getByRole('heading', { name: 'Get started' }).waitFor());
+    } catch (error) {
+      throw await withPageState(page, error);
     } finally {
       await page.context().close();
     }

@@ -72,12 +72,35 @@ export function useDashboardBrowser(): { readonly browser: Browser } {
   };
 }
 
+/** What went wrong in a page besides the test's own assertions: script errors, failed and 4xx/5xx requests. */
+const troubles = new WeakMap<Page, string[]>();
+
 /** A fresh context (own cookies) and page at `width` px, with generous timeouts for a loaded machine. */
 export async function openPage(browser: Browser, baseURL: string, width: number = WIDTHS.desktop): Promise<Page> {
   const context = await browser.newContext({ baseURL, viewport: { width, height: width < 600 ? 844 : 900 }, reducedMotion: 'reduce' });
   await context.grantPermissions(['clipboard-read', 'clipboard-write'], { origin: baseURL });
   context.setDefaultTimeout(30_000);
-  return context.newPage();
+  const page = await context.newPage();
+  const seen: string[] = [];
+  troubles.set(page, seen);
+  page.on('pageerror', (error) => seen.push(`script error: ${error.message}`));
+  page.on('requestfailed', (request) => seen.push(`request failed: ${request.method()} ${request.url()} (${request.failure()?.errorText})`));
+  page.on('response', (response) => {
+    if (response.status() >= 400) seen.push(`${response.status()} ${response.request().method()} ${response.url()}`);
+  });
+  return page;
+}
+
+/**
+ * `error` with the page's state appended (its address, visible text and troubles), so that a step
+ * that timed out says what the page showed instead. Use as `catch (error) { throw await
+ * withPageState(page, error) }`.
+ */
+export async function withPageState(page: Page, error: unknown): Promise<unknown> {
+  if (!(error instanceof Error) || page.isClosed()) return error;
+  const text = await page.locator('body').innerText({ timeout: 2_000 }).catch(() => '(unreadable)');
+  error.message += `\n  page: ${page.url()}\n  showing: ${text.replace(/\s+/g, ' ').slice(0, 600)}\n  troubles: ${(troubles.get(page) ?? []).slice(-10).join('; ') || 'none'}`;
+  return error;
 }
 
 const AXE_SOURCE = readFileSync(createRequire(import.meta.url).resolve('axe-core/axe.min.js'), 'utf8');
