@@ -6,9 +6,9 @@ import type { BenchContext, Measurement, Scenario } from '../scenario.ts';
 import { startSmtpCounter } from '../smtp-counter.ts';
 
 // Fixed ports (the server's DNS_SERVERS and SMTP_URL are set before the peers exist); not those of
-// delivery-rate, so the two never share a server (and a project).
-const DNS_PORT = 53536;
-const SMTP_PORT = 52526;
+// delivery-rate, so the two never share a server (and a project). Below the ephemeral range.
+const DNS_PORT = 20536;
+const SMTP_PORT = 20526;
 const RECIPIENTS = Number(process.env.BENCH_CAMPAIGN_RECIPIENTS ?? 100_000);
 // Unsubscribed contacts beside them: the audience query must leave them out.
 const UNSUBSCRIBED = Math.round(RECIPIENTS / 10);

@@ -7,9 +7,10 @@ import { verifiedDomain } from '../../test/kit/domains.ts';
 import type { BenchContext, Measurement, Scenario } from '../scenario.ts';
 import { startSmtpCounter } from '../smtp-counter.ts';
 
-// Fixed ports: the server's DNS_SERVERS and SMTP_URL are set before the peers exist.
-const DNS_PORT = 53535;
-const SMTP_PORT = 52525;
+// Fixed ports: the server's DNS_SERVERS and SMTP_URL are set before the peers exist. Below
+// Linux's ephemeral range (32768-60999), where an outgoing connection may already hold them.
+const DNS_PORT = 20535;
+const SMTP_PORT = 20525;
 const DELIVERIES = Number(process.env.BENCH_DELIVERIES ?? 20_000);
 const RECIPIENTS_PER_REQUEST = 50;
 
