@@ -52,6 +52,25 @@ async function run(url: string, statements: string[]): Promise<void> {
   }
 }
 
+/**
+ * Registering the workers syncs cluster-wide objects to them (`worker_create_or_alter_role` alters
+ * the role on each worker), and two databases registered at once on one worker fail there with
+ * "tuple concurrently updated". Test processes therefore register one database at a time, under
+ * this advisory lock of the coordinator's admin database.
+ */
+const REGISTER_LOCK = 7_240_019;
+
+async function oneAtATime<T>(adminUrl: string, work: () => Promise<T>): Promise<T> {
+  const lock = new pg.Client({ connectionString: adminUrl });
+  await lock.connect();
+  try {
+    await lock.query('SELECT pg_advisory_lock($1)', [REGISTER_LOCK]);
+    return await work();
+  } finally {
+    await lock.end(); // ends the session, and with it the lock
+  }
+}
+
 /** Creates `name` on every worker, then makes the coordinator's `name` a cluster over them. */
 export async function prepareCitusDatabase(adminUrl: string, workers: Node[], name: string): Promise<void> {
   await Promise.all(
@@ -61,12 +80,14 @@ export async function prepareCitusDatabase(adminUrl: string, workers: Node[], na
     }),
   );
   const coordinator = new URL(adminUrl);
-  await run(nodeUrl(adminUrl, { host: coordinator.hostname, port: Number(coordinator.port || 5432) }, name), [
-    'CREATE EXTENSION citus',
-    `ALTER DATABASE ${name} SET citus.shard_count = ${TEST_SHARD_COUNT}`,
-    `SELECT citus_set_coordinator_host('${coordinator.hostname}', ${Number(coordinator.port || 5432)})`,
-    ...workers.map((w) => `SELECT citus_add_node('${w.host}', ${w.port})`),
-  ]);
+  await oneAtATime(adminUrl, () =>
+    run(nodeUrl(adminUrl, { host: coordinator.hostname, port: Number(coordinator.port || 5432) }, name), [
+      'CREATE EXTENSION citus',
+      `ALTER DATABASE ${name} SET citus.shard_count = ${TEST_SHARD_COUNT}`,
+      `SELECT citus_set_coordinator_host('${coordinator.hostname}', ${Number(coordinator.port || 5432)})`,
+      ...workers.map((w) => `SELECT citus_add_node('${w.host}', ${w.port})`),
+    ]),
+  );
 }
 
 export async function dropCitusDatabase(adminUrl: string, workers: Node[], name: string): Promise<void> {
