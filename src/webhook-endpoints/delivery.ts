@@ -167,7 +167,7 @@ export class WebhookDelivery {
     const retries = ok ? message.retries : message.retries + 1;
     const next = ok ? undefined : nextRetryAt(this.deps.config.webhookRetrySchedule, retries, Date.now());
     const outcome: Outcome['outcome'] = ok ? 'succeeded' : next ? 'retry' : 'failed';
-    await this.outcomes.submit({
+    await this.recordWithRetries({
       project_id: message.project_id,
       id: message.id,
       attempt: message.attempts,
@@ -180,6 +180,24 @@ export class WebhookDelivery {
       next_at: next?.toISOString() ?? null,
       retries,
     });
+  }
+
+  /**
+   * Records an outcome, trying again on a failed write (a lost connection, a deadlock) while the
+   * claim's lease lasts: an answer that is not recorded is delivered again (at least once), so it
+   * is worth a retry. The delivery keeps its slot meanwhile.
+   */
+  private async recordWithRetries(outcome: Outcome): Promise<void> {
+    const until = Date.now() + (LEASE_SECONDS * 1000) / 2;
+    for (let wait = 250; ; wait *= 2) {
+      try {
+        return await this.outcomes.submit(outcome);
+      } catch (error) {
+        if (Date.now() + wait > until) throw error;
+        this.deps.log.warn({ err: error, messageId: outcome.id }, 'a webhook attempt could not be recorded; trying again');
+        await new Promise((resolve) => setTimeout(resolve, wait));
+      }
+    }
   }
 
   private async record(items: Outcome[]): Promise<void[]> {
