@@ -50,7 +50,7 @@ import { segmentsJobs, startSegmentRefresh } from './segments/segments.jobs.ts';
 import { segmentsRoutes } from './segments/segments.routes.ts';
 import { segmentsUsage } from './segments/segments.usage.ts';
 import { uploadsRoutes } from './uploads/uploads.routes.ts';
-import { startWebhookDelivery, webhookEndpointsJobs, webhookFanOut } from './webhook-endpoints/webhook-endpoints.jobs.ts';
+import { startWebhookDelivery, takeOverWebhookDelivery, webhookEndpointsJobs, webhookFanOut } from './webhook-endpoints/webhook-endpoints.jobs.ts';
 import { webhookEndpointsRoutes } from './webhook-endpoints/webhook-endpoints.routes.ts';
 import { suppressionsRoutes } from './suppressions/suppressions.routes.ts';
 import { webhooksRoutes } from './webhooks/webhooks.routes.ts';
@@ -133,7 +133,7 @@ export const CAPABILITIES: Capability[] = [
   { name: 'links', prefix: '', routes: linksRoutes },
   { name: 'uploads', prefix: '', routes: uploadsRoutes },
   { name: 'webhooks', prefix: '', routes: webhooksRoutes },
-  { name: 'webhook-endpoints', prefix: '', routes: webhookEndpointsRoutes, jobs: webhookEndpointsJobs, events: webhookFanOut, start: startWebhookDelivery },
+  { name: 'webhook-endpoints', prefix: '', routes: webhookEndpointsRoutes, jobs: webhookEndpointsJobs, events: webhookFanOut, start: startWebhookDelivery, takeOver: takeOverWebhookDelivery },
   {
     name: 'workflows',
     prefix: '',

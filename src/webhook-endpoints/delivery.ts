@@ -9,7 +9,10 @@ import { postDelivery } from './target.ts';
 export const PER_ENDPOINT = 4;
 /** Deliveries at once per worker process, all endpoints together. */
 export const MAX_IN_FLIGHT = 256;
-/** A claim's lease: longer than a delivery's 10 s plus recording it; a dead worker's claims end with it. */
+/**
+ * A claim's lease: longer than a delivery's 10 s plus recording it. A dead worker's claims are
+ * taken over when another worker notices it (src/jobs/instances.ts), at the latest when this ends.
+ */
 export const LEASE_SECONDS = 30;
 /** contract §14: an endpoint whose every delivery failed this long is disabled. */
 export const DISABLE_AFTER_DAYS = 5;
@@ -40,7 +43,7 @@ export class WebhookDelivery {
   private readonly outcomes: Batcher<Outcome, void>;
 
   constructor(
-    private readonly deps: Pick<Deps, 'db' | 'config' | 'log' | 'outbound'>,
+    private readonly deps: Pick<Deps, 'db' | 'config' | 'log' | 'outbound' | 'instance'>,
     private readonly onDisabled: (endpoints: DisabledEndpoint[]) => Promise<void>,
   ) {
     this.outcomes = new Batcher((items) => this.record(items), { maxInFlight: 1, maxBatch: 200 });
@@ -93,7 +96,7 @@ export class WebhookDelivery {
     const free = MAX_IN_FLIGHT - this.total;
     if (free <= 0) return; // a finishing delivery kicks again
     const busy = Object.fromEntries(this.inFlight);
-    const claimed = await this.claimDue({ perEndpoint: PER_ENDPOINT, limit: free, busy, leaseSeconds: LEASE_SECONDS });
+    const claimed = await this.claimDue({ perEndpoint: PER_ENDPOINT, limit: free, busy, leaseSeconds: LEASE_SECONDS, instance: this.deps.instance.id });
     if (this.stopped) return;
     // More may be due: look again after the interval. While deliveries run, each one that finishes
     // kicks; idle, the timer waits for the next retry or lease end.

@@ -58,18 +58,19 @@ export type ClaimedMessage = {
  * flight for each endpoint (`busy`: endpoint id → count), `limit` in all. One range of the due index
  * is read (`scan` rows at most), skipping endpoints this process already holds at their cap, so a
  * slow endpoint's backlog is stepped over, not waited on. The claim moves next_attempt_at to the
- * lease's end and numbers the attempt, so a worker that dies leaves the message due again with the
- * same id. SKIP LOCKED lets several workers claim side by side. Across projects, or in the one
+ * lease's end, numbers the attempt and names the claiming worker `instance`, so the message of a
+ * worker that dies is due again with the same id, at once when its death is noticed
+ * (releaseClaimsOf), at the latest when the lease ends. SKIP LOCKED lets several workers claim side by side. Across projects, or in the one
  * project `projectId` names (on Citus, which locks rows only in a statement for one project: see
  * dueProjects). The previous secret is judged by the `clock` CTE's time (Citus refuses now() in a
  * RETURNING).
  */
 export async function claimDue(
   db: Queryable,
-  options: { perEndpoint: number; limit: number; busy: Record<string, number>; leaseSeconds: number; projectId?: string },
+  options: { perEndpoint: number; limit: number; busy: Record<string, number>; leaseSeconds: number; instance: number; projectId?: string },
 ): Promise<ClaimedMessage[]> {
   // Both tables name the project, so Citus routes the whole statement to the project's node.
-  const [inCand, inMessages] = options.projectId ? ['AND m.project_id = $7', 'AND m.project_id = $7 AND w.project_id = $7'] : ['', ''];
+  const [inCand, inMessages] = options.projectId ? ['AND m.project_id = $8', 'AND m.project_id = $8 AND w.project_id = $8'] : ['', ''];
   return db.query<ClaimedMessage>(
     `WITH clock AS MATERIALIZED (
        SELECT now() AS now
@@ -88,7 +89,7 @@ export async function claimDue(
        ORDER BY r.next_attempt_at
        LIMIT $2
      )
-     UPDATE webhook_messages m SET next_attempt_at = now() + make_interval(secs => $4), attempts = m.attempts + 1
+     UPDATE webhook_messages m SET next_attempt_at = now() + make_interval(secs => $4), attempts = m.attempts + 1, claimed_by = $7
      FROM picked c, webhook_endpoints w, clock
      WHERE m.project_id = c.project_id AND m.id = c.id AND w.project_id = m.project_id AND w.id = m.endpoint_id ${inMessages}
      RETURNING m.project_id, m.id, m.endpoint_id, m.payload, m.attempts, m.retries, w.url, w.secret,
@@ -100,6 +101,7 @@ export async function claimDue(
       options.leaseSeconds,
       fullEndpoints(options),
       scanOf(options),
+      options.instance,
       ...(options.projectId ? [options.projectId] : []),
     ],
   );
@@ -126,6 +128,23 @@ export async function dueProjects(db: Queryable, options: { perEndpoint: number;
     [fullEndpoints(options), scanOf(options)],
   );
   return rows.map((row) => row.project_id);
+}
+
+/**
+ * The claims of dead worker instances are due again now, each in its place in the queue (its
+ * creation time: it was claimed before whatever is due after it).
+ */
+export async function releaseClaimsOf(db: Queryable, instances: number[]): Promise<number> {
+  const rows = await db.query<{ n: number }>(
+    `WITH released AS (
+       UPDATE webhook_messages SET next_attempt_at = least(created_at, now()), claimed_by = NULL
+       WHERE status = 'pending' AND claimed_by = ANY($1::int[]) AND next_attempt_at > now()
+       RETURNING 1
+     )
+     SELECT count(*)::int AS n FROM released`,
+    [instances],
+  );
+  return rows[0]?.n ?? 0;
 }
 
 /** The earliest time a pending message falls due (a retry, a lease's end); disabled endpoints' have none. */
@@ -184,7 +203,8 @@ export async function recordOutcomes(db: Queryable, outcomes: Outcome[], disable
        UPDATE webhook_messages m SET
          status = CASE i.outcome WHEN 'succeeded' THEN 'succeeded' WHEN 'failed' THEN 'failed' ELSE 'pending' END,
          next_attempt_at = CASE WHEN i.outcome = 'retry' THEN i.next_at END,
-         retries = i.retries
+         retries = i.retries,
+         claimed_by = NULL
        FROM input i
        WHERE m.project_id = i.project_id AND m.id = i.id AND m.attempts = i.attempt AND m.status = 'pending'
        RETURNING m.project_id, m.endpoint_id, i.outcome, i.gone, i.at

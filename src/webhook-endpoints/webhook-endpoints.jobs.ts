@@ -5,7 +5,7 @@ import type { EventsSubscriber } from '../events/events.registry.ts';
 import type { JobDefinition, JobQueue } from '../jobs/queue.ts';
 import { trailingWaker } from '../jobs/waker.ts';
 import { DISABLE_AFTER_DAYS, WebhookDelivery } from './delivery.ts';
-import { type DisabledEndpoint, fanOut } from './messages.queries.ts';
+import { type DisabledEndpoint, fanOut, releaseClaimsOf } from './messages.queries.ts';
 import { findOwnerEmails } from './webhook-endpoints.queries.ts';
 
 export const WEBHOOK_DELIVERY_JOB = 'webhook-endpoints.deliver';
@@ -96,4 +96,9 @@ export function webhookEndpointsJobs(deps: Deps): JobDefinition<any>[] {
 export async function startWebhookDelivery(deps: Pick<Deps, 'queue'>): Promise<void> {
   await deps.queue.send(WEBHOOK_DELIVERY_JOB, {}, { singletonKey: 'now' });
   await deps.queue.schedule(WEBHOOK_DELIVERY_JOB, BACKSTOP_CRON, { singletonKey: 'cron' });
+}
+
+/** The messages dead workers held are due again (src/jobs/instances.ts): this worker's loop takes them. */
+export async function takeOverWebhookDelivery(deps: Deps, deadInstances: number[]): Promise<void> {
+  if ((await releaseClaimsOf(deps.db, deadInstances)) > 0) deliveryOf(deps).kick();
 }

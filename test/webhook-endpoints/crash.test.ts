@@ -15,6 +15,8 @@ const ANSWER_DELAY_MS = 1500;
  * when both arrive), so they may be recorded in either order.
  */
 const ORDER_SLACK_MS = 500;
+/** A restarted worker sends its predecessor's deliveries again within this (issue 15's bar), well inside their lease. */
+const TAKEOVER_MS = 5000;
 
 /**
  * The messages that may have been unrecorded at the kill. A worker holds at most PER_ENDPOINT
@@ -56,7 +58,7 @@ describe('a webhook worker SIGKILLed mid-delivery (contract §14: at least once,
     await receiver.close();
   });
 
-  test('after the restart every message is delivered; only those in flight at the kill are repeated, with their webhook-id', async () => {
+  test('after the restart every message is delivered; only those in flight at the kill are repeated, with their webhook-id, within 5 s of the restart', async () => {
     const environment = await prepareEnvironment({ WEBHOOK_ALLOW_PRIVATE: 'true', RATE_LIMIT_PER_MINUTE: '100000' });
     cleanup = environment.cleanup;
     server = await spawnServer(environment.env);
@@ -82,8 +84,9 @@ describe('a webhook worker SIGKILLed mid-delivery (contract §14: at least once,
     assert.ok(before.some((r) => r.answeredAt === undefined), 'deliveries were in flight at the kill');
 
     server = await spawnServer(environment.env);
+    const restartedAt = Date.now();
     const api = client(server.url, { key: project.secretKey });
-    // The dead worker's claims are taken over when their lease ends.
+    // The restarted worker finds its predecessor dead and takes over its claims at once.
     const deadline = Date.now() + (LEASE_SECONDS + 90) * 1000;
     const delivered = new Map<string, string[]>();
     for (;;) {
@@ -115,7 +118,12 @@ describe('a webhook worker SIGKILLed mid-delivery (contract §14: at least once,
     // A delivery the receiver had not answered when the worker died cannot have been recorded: sent again.
     const unanswered = before.filter((r) => r.answeredAt === undefined).map((r) => String(r.headers['webhook-id']));
     assert.ok(unanswered.length > 0);
-    for (const id of unanswered) assert.ok(counts.get(id)! >= 2, `${id} was in flight at the kill but not sent again`);
+    for (const id of unanswered) {
+      assert.ok(counts.get(id)! >= 2, `${id} was in flight at the kill but not sent again`);
+      // Taken over when the restarted worker found its predecessor dead, not when the lease ended.
+      const again = receiver.received.filter((r) => r.headers['webhook-id'] === id && r.at > killedAt)[0]!;
+      assert.ok(again.at - restartedAt < TAKEOVER_MS, `${id} was sent again ${again.at - restartedAt} ms after the restart (its lease: ${LEASE_SECONDS} s)`);
+    }
     const repeated = [...counts.values()].filter((n) => n > 1).length;
     assert.ok(repeated <= Math.min(inFlight.size, ENDPOINTS * PER_ENDPOINT), `${repeated} repeated, ${inFlight.size} possibly unrecorded at the kill`);
     assert.equal(counts.size, ENDPOINTS * EVENTS, 'every message reached the receiver');
