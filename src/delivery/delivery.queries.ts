@@ -1,5 +1,6 @@
 import type { Queryable } from '../db/index.ts';
 import type { EmailRow } from '../emails/emails.queries.ts';
+import { dueProjects as dueProjectsOf } from '../jobs/project-rotation.queries.ts';
 
 /**
  * Claims up to `limit` due records, oldest first, across projects or in the one project `projectId`
@@ -30,19 +31,9 @@ export async function claimDue(db: Queryable, limit: number, leaseSeconds: numbe
   );
 }
 
-/**
- * The projects with due records among the oldest `scan`, the project of the oldest first: a read
- * without locks across every shard, for claims of one project at a time (src/jobs/project-rotation.ts).
- */
-export async function dueProjects(db: Queryable, scan: number): Promise<string[]> {
-  const rows = await db.query<{ project_id: string }>(
-    `SELECT project_id FROM (
-       SELECT project_id, next_attempt_at FROM emails WHERE status IN ('QUEUED', 'SENDING') AND next_attempt_at <= now() ORDER BY next_attempt_at LIMIT $1
-     ) d GROUP BY project_id ORDER BY min(next_attempt_at)`,
-    [scan],
-  );
-  return rows.map((row) => row.project_id);
-}
+/** The projects with due records, the project of the oldest first (src/jobs/project-rotation.queries.ts). */
+export const dueProjects = (db: Queryable, scan: number) =>
+  dueProjectsOf(db, { table: 'emails', due: 'next_attempt_at', where: "status IN ('QUEUED', 'SENDING')" }, scan);
 
 /** The claims of dead worker instances fall due now, for the live workers to take over. */
 export async function releaseClaimsOf(db: Queryable, instances: number[]): Promise<number> {

@@ -1,4 +1,5 @@
 import type { Queryable } from '../db/index.ts';
+import { dueProjects as dueProjectsOf } from '../jobs/project-rotation.queries.ts';
 
 /** An endpoint's `events` entry matches a name exactly, as a `prefix.*` family, or as `*`. */
 const MATCHES = (name: string, filters: string) =>
@@ -115,20 +116,15 @@ const scanOf = (options: { perEndpoint: number; limit: number }) => options.limi
 
 /**
  * The projects among the due messages a claim with these options would read, the project of the
- * oldest first: a read without locks across every shard, for claims of one project at a time.
+ * oldest first (src/jobs/project-rotation.queries.ts).
  */
-export async function dueProjects(db: Queryable, options: { perEndpoint: number; limit: number; busy: Record<string, number> }): Promise<string[]> {
-  const rows = await db.query<{ project_id: string }>(
-    `SELECT project_id FROM (
-       SELECT m.project_id, m.next_attempt_at FROM webhook_messages m
-       WHERE m.status = 'pending' AND m.next_attempt_at <= now() AND NOT (m.endpoint_id = ANY($1::uuid[]))
-       ORDER BY m.next_attempt_at
-       LIMIT $2
-     ) d GROUP BY project_id ORDER BY min(next_attempt_at)`,
-    [fullEndpoints(options), scanOf(options)],
+export const dueProjects = (db: Queryable, options: { perEndpoint: number; limit: number; busy: Record<string, number> }) =>
+  dueProjectsOf(
+    db,
+    { table: 'webhook_messages', due: 'next_attempt_at', where: "status = 'pending' AND NOT (endpoint_id = ANY($2::uuid[]))" },
+    scanOf(options),
+    [fullEndpoints(options)],
   );
-  return rows.map((row) => row.project_id);
-}
 
 /**
  * The claims of dead worker instances are due again now, each in its place in the queue (its

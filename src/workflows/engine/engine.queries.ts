@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type { Queryable } from '../../db/index.ts';
 import type { ExecutionRow, ExecutionStatus } from '../executions.schemas.ts';
+import { dueProjects as dueProjectsOf } from '../../jobs/project-rotation.queries.ts';
 
 /** A claimed execution: what the claim returns, and what every later write must present. */
 export type Claimed = { project_id: string; id: string; workflow_id: string; claim: string };
@@ -39,19 +40,9 @@ export async function claimDue(db: Queryable, options: { limit: number; leaseSec
   );
 }
 
-/**
- * The projects with due executions among the oldest `scan`, the project of the oldest first: a read
- * without locks across every shard, for claims of one project at a time (src/jobs/project-rotation.ts).
- */
-export async function dueProjects(db: Queryable, scan: number): Promise<string[]> {
-  const rows = await db.query<{ project_id: string }>(
-    `SELECT project_id FROM (
-       SELECT project_id, due_at FROM workflow_executions WHERE status IN ('RUNNING', 'WAITING') AND due_at <= now() ORDER BY due_at LIMIT $1
-     ) d GROUP BY project_id ORDER BY min(due_at)`,
-    [scan],
-  );
-  return rows.map((row) => row.project_id);
-}
+/** The projects with due executions, the project of the oldest first (src/jobs/project-rotation.queries.ts). */
+export const dueProjects = (db: Queryable, scan: number) =>
+  dueProjectsOf(db, { table: 'workflow_executions', due: 'due_at', where: "status IN ('RUNNING', 'WAITING')" }, scan);
 
 /**
  * Opens a step transaction: locks the executions whose claim is still ours (one missing from the
