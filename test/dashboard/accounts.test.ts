@@ -46,6 +46,8 @@ describe('Dashboard: sign up, project, log out and in, password reset, address c
       await screenshot(page, 'login');
 
       await page.getByRole('link', { name: 'Create an account' }).click();
+      // The page is a lazily loaded chunk: until it shows, 'Email' is still the log-in form's field.
+      await page.getByRole('button', { name: 'Create account' }).waitFor();
       await page.getByLabel('Email').fill(email);
       await page.getByLabel(/^Password/).fill('short');
       await page.getByRole('button', { name: 'Create account' }).click();
