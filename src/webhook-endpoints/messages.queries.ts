@@ -61,10 +61,10 @@ export type ClaimedMessage = {
  * slow endpoint's backlog is stepped over, not waited on. The claim moves next_attempt_at to the
  * lease's end, numbers the attempt and names the claiming worker `instance`, so the message of a
  * worker that dies is due again with the same id, at once when its death is noticed
- * (releaseClaimsOf), at the latest when the lease ends. SKIP LOCKED lets several workers claim side by side. Across projects, or in the one
- * project `projectId` names (on Citus, which locks rows only in a statement for one project: see
- * dueProjects). The previous secret is judged by the `clock` CTE's time (Citus refuses now() in a
- * RETURNING).
+ * (releaseClaimsOf), at the latest when the lease ends. SKIP LOCKED lets several workers claim
+ * side by side. Across projects, or in the one project `projectId` names (on Citus, which locks
+ * rows only in a statement for one project: see dueProjects). The previous secret is judged by the
+ * `clock` CTE's time (Citus refuses now() in a RETURNING).
  */
 export async function claimDue(
   db: Queryable,
