@@ -18,12 +18,6 @@ const ORDER_SLACK_MS = 500;
 /** A restarted worker sends its predecessor's deliveries again within this (issue 15's bar), well inside their lease. */
 const TAKEOVER_MS = 5000;
 
-/**
- * The messages that may have been unrecorded at the kill. A worker holds at most PER_ENDPOINT
- * deliveries per endpoint, each until its outcome is recorded, and records outcomes in the order
- * their answers arrive: what was unrecorded is, per endpoint, the unanswered deliveries and the
- * latest answered ones, PER_ENDPOINT in all. Whatever the delay between an answer and its record.
- */
 /** The warnings and errors a server logged (pino levels 40 and up). */
 const problemsOf = (server: SpawnedServer) =>
   server
@@ -32,6 +26,12 @@ const problemsOf = (server: SpawnedServer) =>
     .filter((line) => /"level":(4|5|6)0/.test(line))
     .join('\n');
 
+/**
+ * The messages that may have been unrecorded at the kill. A worker holds at most PER_ENDPOINT
+ * deliveries per endpoint, each until its outcome is recorded, and records outcomes in the order
+ * their answers arrive: what was unrecorded is, per endpoint, the unanswered deliveries and the
+ * latest answered ones, PER_ENDPOINT in all. Whatever the delay between an answer and its record.
+ */
 function unrecordedAtKill(received: Received[]): Set<string> {
   const ids = new Set<string>();
   for (const path of new Set(received.map((r) => r.path))) {
@@ -111,7 +111,7 @@ describe('a webhook worker SIGKILLed mid-delivery (contract §14: at least once,
         assert.ok(copies.every((r) => r.path === path && r.body === copies[0]!.body), `${id}: the same body to the same endpoint on every try`);
         if (copies.length > 1) {
           const times = copies.map((r) => `answered ${r.answeredAt === undefined ? 'never' : `${r.answeredAt - killedAt} ms`}`).join(', ');
-          assert.ok(inFlight.has(id), `${id} was received ${copies.length} times (${times} after the kill) but its answer had been recorded\n${problemsOf(killed)}`);
+          assert.ok(inFlight.has(id), `${id} was received ${copies.length} times (${times}, relative to the kill) but its answer had been recorded\n${problemsOf(killed)}`);
         }
       }
     }
