@@ -83,7 +83,7 @@ export async function buildApp(deps: Deps, options: { api: boolean }): Promise<F
   await app.register(idempotencyPlugin, deps);
   await app.register(opsRoutes, deps);
   if (options.api) {
-    for (const capability of CAPABILITIES) if (capability.routes) await app.register(capability.routes, { ...deps, prefix: capability.prefix });
+    for (const capability of CAPABILITIES) if (capability.routes) await app.register(capability.routes, deps);
   }
   return app as unknown as FastifyInstance;
 }

@@ -8,7 +8,7 @@ import type { WorkerInstance } from './jobs/instances.ts';
 import type { JobQueue } from './jobs/queue.ts';
 import type { Registry } from './modules.ts';
 import type { OutboundClient } from './outbound/index.ts';
-import type { SnsClient } from './webhooks/sns.client.ts';
+import type { SnsClient } from './ses/sns.client.ts';
 
 /** What every capability is built from: made once in server.ts and handed down. */
 export type Deps = {

@@ -11,8 +11,8 @@ import type { RollupSubscriber } from './analytics/rollup.service.ts';
 import { auditRoutes } from './audit/audit.routes.ts';
 import { billingRoutes } from './billing/billing.routes.ts';
 import { projectAdminRoutes } from './projects/admin.routes.ts';
-import { reputationCheck } from './security/security.jobs.ts';
-import { securityRoutes } from './security/security.routes.ts';
+import { reputationCheck } from './reputation/reputation.jobs.ts';
+import { reputationRoutes } from './reputation/reputation.routes.ts';
 import { campaignsJobs, startCampaignJobs } from './campaigns/campaigns.jobs.ts';
 import { campaignsRoutes } from './campaigns/campaigns.routes.ts';
 import { campaignsUsage } from './campaigns/campaigns.usage.ts';
@@ -50,16 +50,16 @@ import { segmentsJobs, startSegmentRefresh } from './segments/segments.jobs.ts';
 import { segmentsRoutes } from './segments/segments.routes.ts';
 import { segmentsUsage } from './segments/segments.usage.ts';
 import { uploadsRoutes } from './uploads/uploads.routes.ts';
-import { startWebhookDelivery, takeOverWebhookDelivery, webhookEndpointsJobs, webhookFanOut } from './webhook-endpoints/webhook-endpoints.jobs.ts';
-import { webhookEndpointsRoutes } from './webhook-endpoints/webhook-endpoints.routes.ts';
-import { suppressionsRoutes } from './suppressions/suppressions.routes.ts';
+import { startWebhookDelivery, takeOverWebhookDelivery, webhooksJobs, webhookFanOut } from './webhooks/webhooks.jobs.ts';
 import { webhooksRoutes } from './webhooks/webhooks.routes.ts';
+import { suppressionsRoutes } from './suppressions/suppressions.routes.ts';
+import { sesRoutes } from './ses/ses.routes.ts';
 import { workflowsUsage } from './workflows/usage.ts';
 import { startWorkflows, takeOverWorkflows, workflowsJobs, workflowTriggers } from './workflows/workflows.jobs.ts';
 import { workflowsRoutes } from './workflows/workflows.routes.ts';
 
 /**
- * Every capability, in one list: its HTTP routes (a Fastify plugin mounted under `prefix`), its
+ * Every capability, in one list: its HTTP routes (a Fastify plugin), its
  * background jobs, what it starts once the job queue runs (schedules, a first run for work a stopped
  * process left: every process calls it, before it listens, and a failure stops the start-up), and
  * how it takes over the claims of dead workers (src/jobs/instances.ts). The other fields are what
@@ -68,7 +68,6 @@ import { workflowsRoutes } from './workflows/workflows.routes.ts';
  */
 export type Capability = {
   name: string;
-  prefix: string;
   routes?: FastifyPluginAsync<Deps>;
   jobs?: (deps: Deps) => JobDefinition<any>[];
   start?: (deps: Deps) => Promise<void>;
@@ -106,37 +105,37 @@ export function composeRegistry(capabilities: readonly Capability[]): Registry {
 }
 
 export const CAPABILITIES: Capability[] = [
-  { name: 'accounts', prefix: '', routes: accountsRoutes, constraintErrors: accountConstraintErrors },
-  { name: 'projects', prefix: '', routes: projectsRoutes },
-  { name: 'members', prefix: '', routes: membersRoutes },
-  { name: 'account-email', prefix: '', routes: emailFlowsRoutes, jobs: accountsJobs },
-  { name: 'project-admin', prefix: '', routes: projectAdminRoutes },
-  { name: 'audit', prefix: '', routes: auditRoutes },
-  { name: 'billing', prefix: '', routes: billingRoutes },
-  { name: 'security', prefix: '', routes: securityRoutes, rollups: reputationCheck },
-  { name: 'activity', prefix: '', routes: activityRoutes },
-  { name: 'analytics', prefix: '', routes: analyticsRoutes, jobs: analyticsJobs, start: startRollups },
-  { name: 'contacts', prefix: '', routes: contactsRoutes, jobs: contactsJobs, constraintErrors: contactConstraintErrors },
-  { name: 'contact-fields', prefix: '', routes: contactFieldsRoutes, jobs: contactFieldsJobs },
-  { name: 'contact-bulk', prefix: '', routes: contactBulkRoutes, jobs: contactBulkJobs },
-  { name: 'contact-import', prefix: '', routes: contactImportRoutes, jobs: contactImportJobs },
-  { name: 'events', prefix: '', routes: eventsRoutes, jobs: eventsJobs, start: startEventDispatch },
-  { name: 'domains', prefix: '', routes: domainsRoutes, jobs: domainJobs, start: startDomainChecks, constraintErrors: domainConstraintErrors },
-  { name: 'templates', prefix: '', routes: templatesRoutes },
-  { name: 'segments', prefix: '', routes: segmentsRoutes, jobs: segmentsJobs, start: startSegmentRefresh, usage: segmentsUsage },
-  { name: 'send', prefix: '', routes: sendRoutes },
-  { name: 'campaigns', prefix: '', routes: campaignsRoutes, jobs: campaignsJobs, start: startCampaignJobs, usage: campaignsUsage, upcoming: scheduledCampaigns },
-  { name: 'emails', prefix: '', routes: emailsRoutes, jobs: deliveryJobs, start: startDelivery, takeOver: takeOverDelivery },
-  { name: 'suppressions', prefix: '', routes: suppressionsRoutes },
-  { name: 'platform', prefix: '', jobs: platformJobs, start: startPlatformJobs },
-  { name: 'verify', prefix: '', routes: verifyRoutes },
-  { name: 'links', prefix: '', routes: linksRoutes },
-  { name: 'uploads', prefix: '', routes: uploadsRoutes },
-  { name: 'webhooks', prefix: '', routes: webhooksRoutes },
-  { name: 'webhook-endpoints', prefix: '', routes: webhookEndpointsRoutes, jobs: webhookEndpointsJobs, events: webhookFanOut, start: startWebhookDelivery, takeOver: takeOverWebhookDelivery },
+  { name: 'accounts', routes: accountsRoutes, constraintErrors: accountConstraintErrors },
+  { name: 'projects', routes: projectsRoutes },
+  { name: 'members', routes: membersRoutes },
+  { name: 'account-email', routes: emailFlowsRoutes, jobs: accountsJobs },
+  { name: 'project-admin', routes: projectAdminRoutes },
+  { name: 'audit', routes: auditRoutes },
+  { name: 'billing', routes: billingRoutes },
+  { name: 'reputation', routes: reputationRoutes, rollups: reputationCheck },
+  { name: 'activity', routes: activityRoutes },
+  { name: 'analytics', routes: analyticsRoutes, jobs: analyticsJobs, start: startRollups },
+  { name: 'contacts', routes: contactsRoutes, jobs: contactsJobs, constraintErrors: contactConstraintErrors },
+  { name: 'contact-fields', routes: contactFieldsRoutes, jobs: contactFieldsJobs },
+  { name: 'contact-bulk', routes: contactBulkRoutes, jobs: contactBulkJobs },
+  { name: 'contact-import', routes: contactImportRoutes, jobs: contactImportJobs },
+  { name: 'events', routes: eventsRoutes, jobs: eventsJobs, start: startEventDispatch },
+  { name: 'domains', routes: domainsRoutes, jobs: domainJobs, start: startDomainChecks, constraintErrors: domainConstraintErrors },
+  { name: 'templates', routes: templatesRoutes },
+  { name: 'segments', routes: segmentsRoutes, jobs: segmentsJobs, start: startSegmentRefresh, usage: segmentsUsage },
+  { name: 'send', routes: sendRoutes },
+  { name: 'campaigns', routes: campaignsRoutes, jobs: campaignsJobs, start: startCampaignJobs, usage: campaignsUsage, upcoming: scheduledCampaigns },
+  { name: 'emails', routes: emailsRoutes },
+  { name: 'delivery', jobs: deliveryJobs, start: startDelivery, takeOver: takeOverDelivery },
+  { name: 'suppressions', routes: suppressionsRoutes },
+  { name: 'platform', jobs: platformJobs, start: startPlatformJobs },
+  { name: 'verify', routes: verifyRoutes },
+  { name: 'links', routes: linksRoutes },
+  { name: 'uploads', routes: uploadsRoutes },
+  { name: 'ses', routes: sesRoutes },
+  { name: 'webhooks', routes: webhooksRoutes, jobs: webhooksJobs, events: webhookFanOut, start: startWebhookDelivery, takeOver: takeOverWebhookDelivery },
   {
     name: 'workflows',
-    prefix: '',
     routes: workflowsRoutes,
     jobs: workflowsJobs,
     start: startWorkflows,
@@ -146,5 +145,5 @@ export const CAPABILITIES: Capability[] = [
     upcoming: waitingExecutions,
   },
   // Last: its catch-all GET answers only what no API route does.
-  { name: 'dashboard', prefix: '', routes: dashboardRoutes },
+  { name: 'dashboard', routes: dashboardRoutes },
 ];

@@ -14,7 +14,7 @@ import { WorkerInstance } from './jobs/instances.ts';
 import { JobQueue } from './jobs/queue.ts';
 import { CAPABILITIES, composeRegistry } from './modules.ts';
 import { createOutboundClient } from './outbound/index.ts';
-import { SnsClient, snsTransport } from './webhooks/sns.client.ts';
+import { SnsClient, snsTransport } from './ses/sns.client.ts';
 
 export type RunningServer = {
   app: FastifyInstance;

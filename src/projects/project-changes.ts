@@ -2,7 +2,7 @@ import { insertAuditEntry as recordAudit } from '../audit/audit.queries.ts';
 import type { Role } from '../auth/auth.queries.ts';
 import type { Queryable } from '../db/index.ts';
 import { forbidden } from '../errors.ts';
-import { markReviewed } from '../security/security.queries.ts';
+import { markReviewed } from '../reputation/reputation.queries.ts';
 import { lockProjectForChange, type Project, type ProjectChanges, updateProject } from './projects.queries.ts';
 
 /**

@@ -1,98 +1,94 @@
 import type { Queryable } from '../db/index.ts';
 
-/** Processed SNS MessageIds are kept this long; SNS redelivers within hours, not weeks. */
-const PROCESSED_RETENTION = '30 days';
-
-/** Records an SNS MessageId; false when it was already there (a redelivery). */
-export async function markProcessed(tx: Queryable, snsMessageId: string): Promise<boolean> {
-  await tx.query(`DELETE FROM sns_messages WHERE received_at < now() - $1::interval`, [PROCESSED_RETENTION]);
-  const rows = await tx.query(`INSERT INTO sns_messages (message_id) VALUES ($1) ON CONFLICT DO NOTHING RETURNING message_id`, [snsMessageId]);
-  return rows.length === 1;
-}
-
-/** An email record a notification is about; `changed` is false when it already had this outcome. */
-export type MatchedEmail = {
-  project_id: string;
+export type EndpointRow = {
   id: string;
-  contact_id: string | null;
-  to_address: string;
-  campaign_id: string | null;
-  template_id: string | null;
-  workflow_id: string | null;
-  changed: boolean;
+  url: string;
+  events: string[];
+  description: string | null;
+  enabled: boolean;
+  created_at: Date;
+  updated_at: Date;
 };
 
-const RETURNED = 'e.project_id, e.id, e.contact_id, e.to_address, e.campaign_id, e.template_id, e.workflow_id';
+const COLUMNS = 'id, url, events, description, enabled, created_at, updated_at';
 
-// Per outcome: the timestamp column it sets once, and the status it moves to (contract §6 statuses).
-// A complaint outranks everything; a hard bounce everything but a complaint; a delivery only
-// replaces the states before it (an opened or bounced record stays so).
-const OUTCOMES = {
-  bounce: { column: 'bounced_at', status: `CASE WHEN e.status IN ('BOUNCED', 'COMPLAINED') THEN e.status ELSE 'BOUNCED' END` },
-  complaint: { column: 'complained_at', status: `'COMPLAINED'` },
-  delivery: { column: 'delivered_at', status: `CASE WHEN e.status IN ('QUEUED', 'SENDING', 'SENT') THEN 'DELIVERED' ELSE e.status END` },
-} as const;
-
-export type Outcome = keyof typeof OUTCOMES;
-
-/**
- * Applies an SES outcome to the records carrying one of `messageIds` (the Message-ID header, with
- * and without angle brackets). Idempotent: the timestamp is set only once, and `changed` tells
- * whether this call set it. `at` null means now. The records are found without a lock, then locked
- * and written one project at a time: on Citus a row lock needs the project as a constant (the
- * time then comes from the `clock` CTE, as Citus refuses now() inside coalesce in a write).
- */
-export async function applyOutcome(tx: Queryable, outcome: Outcome, messageIds: string[], at: string | null, error: string | null) {
-  const { column, status } = OUTCOMES[outcome];
-  const projects = await tx.query<{ project_id: string }>(`SELECT DISTINCT project_id FROM emails WHERE message_id = ANY($1::text[]) ORDER BY project_id`, [messageIds]);
-  const matched: MatchedEmail[] = [];
-  for (const { project_id } of projects) {
-    const rows = await tx.query<MatchedEmail>(
-      `WITH clock AS MATERIALIZED (SELECT now() AS now), target AS (
-         SELECT id, ${column} AS was FROM emails WHERE project_id = $4 AND message_id = ANY($1::text[]) FOR UPDATE
-       )
-       UPDATE emails e
-          SET status = ${status},
-              ${column} = coalesce(e.${column}, $2::timestamptz, clock.now),
-              last_error = CASE WHEN $3::text IS NULL THEN e.last_error ELSE coalesce(e.last_error, $3::text) END
-         FROM target t, clock
-        WHERE e.project_id = $4 AND e.id = t.id
-        RETURNING ${RETURNED}, (t.was IS NULL) AS changed`,
-      [messageIds, at, error, project_id],
-    );
-    matched.push(...rows);
-  }
-  return matched;
+export async function insertEndpoint(
+  db: Queryable,
+  projectId: string,
+  endpoint: { url: string; events: string[]; description: string | null; secret: string },
+): Promise<EndpointRow> {
+  const rows = await db.query<EndpointRow>(
+    `INSERT INTO webhook_endpoints (project_id, url, events, description, secret)
+     VALUES ($1, $2, $3::text[], $4, $5) RETURNING ${COLUMNS}`,
+    [projectId, endpoint.url, endpoint.events, endpoint.description, endpoint.secret],
+  );
+  return rows[0]!;
 }
 
-/** The records carrying one of `messageIds`, unchanged (a transient bounce only records an event). */
-export function findEmails(tx: Queryable, messageIds: string[]) {
-  return tx.query<MatchedEmail>(`SELECT ${RETURNED}, true AS changed FROM emails e WHERE e.message_id = ANY($1::text[])`, [messageIds]);
+export async function listEndpoints(db: Queryable, projectId: string): Promise<EndpointRow[]> {
+  return db.query<EndpointRow>(`SELECT ${COLUMNS} FROM webhook_endpoints WHERE project_id = $1 ORDER BY created_at, id`, [projectId]);
+}
+
+export async function findEndpoint(db: Queryable, projectId: string, id: string): Promise<EndpointRow | undefined> {
+  const rows = await db.query<EndpointRow>(`SELECT ${COLUMNS} FROM webhook_endpoints WHERE project_id = $1 AND id = $2`, [projectId, id]);
+  return rows[0];
 }
 
 /**
- * Unsubscribes contacts (and ends any snooze, which would subscribe them again). Returns the
- * contacts that were subscribed before, which get a contact.unsubscribed event. One statement per
- * project, in project order (on Citus a row lock needs the project as a constant).
+ * PATCH: only the fields given change. Enabling clears the service's reason and the failure streak,
+ * so an endpoint disabled after 5 days of failures gets 5 more days once enabled again.
  */
-export async function unsubscribeContacts(tx: Queryable, contacts: { projectId: string; contactId: string }[]) {
-  const byProject = new Map<string, string[]>();
-  for (const { projectId, contactId } of contacts) byProject.set(projectId, [...(byProject.get(projectId) ?? []), contactId]);
-  const unsubscribed: { project_id: string; id: string; was: boolean }[] = [];
-  for (const projectId of [...byProject.keys()].sort()) {
-    const rows = await tx.query<{ project_id: string; id: string; was: boolean }>(
-      `WITH target AS (
-         SELECT id, subscribed AS was FROM contacts
-          WHERE project_id = $1 AND id = ANY($2::uuid[]) AND (subscribed OR snoozed_until IS NOT NULL)
-            FOR UPDATE
-       )
-       UPDATE contacts c SET subscribed = false, snoozed_until = NULL, updated_at = now()
-         FROM target t
-        WHERE c.project_id = $1 AND c.id = t.id
-        RETURNING c.project_id, c.id, t.was`,
-      [projectId, byProject.get(projectId)],
-    );
-    unsubscribed.push(...rows.filter((row) => row.was));
-  }
-  return unsubscribed;
+export async function updateEndpoint(
+  db: Queryable,
+  projectId: string,
+  id: string,
+  change: { url?: string; events?: string[]; description?: string | null; enabled?: boolean },
+): Promise<EndpointRow | undefined> {
+  const rows = await db.query<EndpointRow>(
+    `WITH updated AS (
+       UPDATE webhook_endpoints SET
+         url = coalesce($3, url),
+         events = coalesce($4::text[], events),
+         description = CASE WHEN $5::boolean THEN $6 ELSE description END,
+         enabled = coalesce($7, enabled),
+         disabled_reason = CASE WHEN $7 IS NULL THEN disabled_reason END,
+         failing_since = CASE WHEN $7 IS TRUE AND NOT enabled THEN NULL ELSE failing_since END,
+         updated_at = now()
+       WHERE project_id = $1 AND id = $2 RETURNING ${COLUMNS}
+     ), messages AS (
+       -- Enabled: the waiting messages are due now. Disabled: they wait without a due time.
+       UPDATE webhook_messages SET next_attempt_at = CASE WHEN $7 THEN now() END
+       WHERE project_id = $1 AND endpoint_id = $2 AND status = 'pending' AND $7 IS NOT NULL
+         AND EXISTS (SELECT 1 FROM updated) AND (next_attempt_at IS NULL) = $7
+     )
+     SELECT * FROM updated`,
+    [projectId, id, change.url ?? null, change.events ?? null, change.description !== undefined, change.description ?? null, change.enabled ?? null],
+  );
+  return rows[0];
+}
+
+export async function deleteEndpoint(db: Queryable, projectId: string, id: string): Promise<boolean> {
+  const rows = await db.query('DELETE FROM webhook_endpoints WHERE project_id = $1 AND id = $2 RETURNING id', [projectId, id]);
+  return rows.length > 0;
+}
+
+/** The new secret signs from now on; the current one keeps signing beside it until `overlapHours` pass. */
+export async function rotateSecret(db: Queryable, projectId: string, id: string, secret: string, overlapHours: number): Promise<boolean> {
+  const rows = await db.query(
+    `UPDATE webhook_endpoints SET previous_secret = secret, secret = $3,
+       previous_secret_until = now() + make_interval(hours => $4), updated_at = now()
+     WHERE project_id = $1 AND id = $2 RETURNING id`,
+    [projectId, id, secret, overlapHours],
+  );
+  return rows.length > 0;
+}
+
+/** The OWNERs' addresses, for the mail that says an endpoint was disabled. */
+export async function findOwnerEmails(db: Queryable, projectId: string): Promise<{ email: string; project_name: string }[]> {
+  return db.query(
+    `SELECT u.email, p.name AS project_name FROM project_members m
+     JOIN users u ON u.id = m.user_id JOIN projects p ON p.id = m.project_id
+     WHERE m.project_id = $1 AND m.role = 'OWNER' ORDER BY u.email`,
+    [projectId],
+  );
 }

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
-import { assess } from '../../src/security/security.service.ts';
+import { assess } from '../../src/reputation/reputation.service.ts';
 import { type Account, createAccount, createProject, type TestProject, uniqueEmail } from '../kit/accounts.ts';
 import { startDnsServer, type DnsServer } from '../kit/dns.ts';
 import { verifiedDomain } from '../kit/domains.ts';

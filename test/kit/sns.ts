@@ -3,7 +3,7 @@ import { randomUUID, sign } from 'node:crypto';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import type { HttpsGet } from '../../src/webhooks/sns.client.ts';
+import type { HttpsGet } from '../../src/ses/sns.client.ts';
 
 /** An RSA key and a self-signed X.509 certificate, made with openssl (node cannot make certificates). */
 export function makeCertificate(commonName = 'sns.amazonaws.com'): { key: string; certificate: string } {

@@ -3,7 +3,7 @@ import { recordAudit } from '../audit/audit.service.ts';
 import type { Deps } from '../deps.ts';
 import { notFound } from '../errors.ts';
 import { requireRole } from '../projects/projects.service.ts';
-import { disableForReputation, findCriticalProjects, findReputationState, type ReputationCounts, reputationCounts } from './security.queries.ts';
+import { disableForReputation, findCriticalProjects, findReputationState, type ReputationCounts, reputationCounts } from './reputation.queries.ts';
 
 /**
  * Industry thresholds (issue 7): hard bounces 5 % warning / 10 % critical, complaints 0.1 % / 0.3 %,

@@ -2,8 +2,8 @@ import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import type { Deps } from '../deps.ts';
 import { userOf } from '../http/auth.ts';
 import { projectIdParams } from '../projects/projects.schemas.ts';
-import { securityResponse } from './security.schemas.ts';
-import { projectSecurity } from './security.service.ts';
+import { securityResponse } from './reputation.schemas.ts';
+import { projectSecurity } from './reputation.service.ts';
 
 const schema = {
   tags: ['administration'],
@@ -14,7 +14,7 @@ const schema = {
 };
 
 /** api.md lists the security state under both paths; they answer the same (session, any member). */
-export const securityRoutes: FastifyPluginAsyncZod<Deps> = async (app, deps) => {
+export const reputationRoutes: FastifyPluginAsyncZod<Deps> = async (app, deps) => {
   for (const path of ['/users/@me/projects/:id/security', '/projects/:id/security']) {
     app.get(path, { config: { auth: 'session' }, schema }, async (request) => projectSecurity(deps, request.params.id, userOf(request).id));
   }

@@ -1,6 +1,6 @@
 import type { Queryable } from '../db/index.ts';
 import { cursorTimestampSql } from '../pagination.ts';
-import type { MessageStatus } from './webhook-endpoints.schemas.ts';
+import type { MessageStatus } from './webhooks.schemas.ts';
 
 export type AttemptRow = { at: Date; status_code: number | null; duration_ms: number; response: string };
 export type MessageRow = {

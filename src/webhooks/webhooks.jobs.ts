@@ -6,7 +6,7 @@ import type { JobDefinition, JobQueue } from '../jobs/queue.ts';
 import { trailingWaker } from '../jobs/waker.ts';
 import { DISABLE_AFTER_DAYS, WebhookDelivery } from './delivery.ts';
 import { type DisabledEndpoint, fanOut, releaseClaimsOf } from './messages.queries.ts';
-import { findOwnerEmails } from './webhook-endpoints.queries.ts';
+import { findOwnerEmails } from './webhooks.queries.ts';
 
 export const WEBHOOK_DELIVERY_JOB = 'webhook-endpoints.deliver';
 export const ENDPOINT_DISABLED_MAIL_JOB = 'webhook-endpoints.disabled-mail';
@@ -67,7 +67,7 @@ function disabledMail(projectName: string, mail: DisabledMail) {
   return { subject, text, html };
 }
 
-export function webhookEndpointsJobs(deps: Deps): JobDefinition<any>[] {
+export function webhooksJobs(deps: Deps): JobDefinition<any>[] {
   const deliver: JobDefinition = {
     name: WEBHOOK_DELIVERY_JOB,
     queue: { policy: 'short', retryLimit: 0, expireInSeconds: 60 },

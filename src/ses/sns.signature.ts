@@ -1,5 +1,5 @@
 import { type KeyObject, verify } from 'node:crypto';
-import type { SnsEnvelope } from './webhooks.schemas.ts';
+import type { SnsEnvelope } from './ses.schemas.ts';
 
 // The fields signed, in this order, per message type
 // (https://docs.aws.amazon.com/sns/latest/dg/sns-verify-signature-of-message.html).

@@ -3,7 +3,7 @@ import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { Webhook } from 'standardwebhooks';
-import { PER_ENDPOINT } from '../../src/webhook-endpoints/delivery.ts';
+import { PER_ENDPOINT } from '../../src/webhooks/delivery.ts';
 import { createProject, type TestProject, uniqueEmail } from '../kit/accounts.ts';
 import { type Receiver, type Reply, startReceiver } from '../kit/receiver.ts';
 import { startTestServer, type TestServer } from '../kit/server.ts';

@@ -1,6 +1,6 @@
 import type { RollupSubscriber } from '../analytics/rollup.service.ts';
 import type { Deps } from '../deps.ts';
-import { checkReputation } from './security.service.ts';
+import { checkReputation } from './reputation.service.ts';
 
 /**
  * Reputation has no queue of its own: it is checked after every rollup run (a few seconds behind

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
-import { LEASE_SECONDS, PER_ENDPOINT } from '../../src/webhook-endpoints/delivery.ts';
+import { LEASE_SECONDS, PER_ENDPOINT } from '../../src/webhooks/delivery.ts';
 import { createProject, uniqueEmail } from '../kit/accounts.ts';
 import { client } from '../kit/http.ts';
 import { type Received, type Receiver, startReceiver } from '../kit/receiver.ts';
