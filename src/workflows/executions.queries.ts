@@ -186,3 +186,22 @@ export async function findWaitingExecutions(db: Queryable, projectId: string, un
     [projectId, until.toISOString(), limit],
   );
 }
+
+/**
+ * The workflows list's counts (GET /workflows/stats): executions running or waiting now, and those
+ * that finished among the ones started in the last 7 days, per workflow.
+ */
+export async function executionStats(db: Queryable, projectId: string) {
+  return db.query<{ workflow_id: string; running: number; waiting: number; completed: number; exited: number; failed: number }>(
+    `SELECT workflow_id,
+       count(*) FILTER (WHERE status = 'RUNNING')::int AS running,
+       count(*) FILTER (WHERE status = 'WAITING')::int AS waiting,
+       count(*) FILTER (WHERE status = 'COMPLETED')::int AS completed,
+       count(*) FILTER (WHERE status = 'EXITED')::int AS exited,
+       count(*) FILTER (WHERE status = 'FAILED')::int AS failed
+     FROM workflow_executions
+     WHERE project_id = $1 AND (status IN ('RUNNING', 'WAITING') OR started_at > now() - interval '7 days')
+     GROUP BY workflow_id`,
+    [projectId],
+  );
+}

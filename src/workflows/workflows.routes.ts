@@ -5,6 +5,7 @@ import type { FastifyRequest } from 'fastify';
 import { projectOf } from '../http/auth.ts';
 import { conditionFields } from './condition-fields.ts';
 import { simulate } from './engine/simulate.ts';
+import { workflowStats as workflowStatsOf } from './executions.service.ts';
 import { executionsRoutes } from './executions.routes.ts';
 import {
   conditionFields as conditionFieldsSchema,
@@ -23,6 +24,7 @@ import {
   transitionSchema,
   versionList,
   versionParams,
+  workflowStats,
   workflowList,
   workflowParams,
   workflowSchema,
@@ -44,6 +46,12 @@ function actorOf(request: FastifyRequest): Actor {
 export const workflowsRoutes: FastifyPluginAsyncZod<Deps> = async (app, deps) => {
   app.get('/workflows', { config, schema: { tags, security, summary: 'List workflows with their steps and transitions', response: { 200: workflowList } } }, async (request) =>
     service.listWorkflows(deps, projectOf(request).id),
+  );
+
+  app.get(
+    '/workflows/stats',
+    { config, schema: { tags, security, summary: 'Per workflow: executions running and waiting now, and finished among those started in the last 7 days', response: { 200: workflowStats } } },
+    async (request) => workflowStatsOf(deps, projectOf(request).id),
   );
 
   app.get(

@@ -91,7 +91,15 @@ export const patchWorkflowBody = z.object({
 export type PatchWorkflowInput = z.infer<typeof patchWorkflowBody>;
 
 // The config is checked per type by the service (step-configs.ts), so its errors carry `config.<path>`.
-export const createStepBody = z.object({ type: z.enum(STEP_TYPES), name: z.string().trim().max(MAX_NAME).nullable().optional(), config: z.record(z.string(), z.unknown()).optional() });
+export const createStepBody = z.object({
+  type: z.enum(STEP_TYPES),
+  name: z.string().trim().max(MAX_NAME).nullable().optional(),
+  config: z.record(z.string(), z.unknown()).optional(),
+  // Both make the step and its edges one change, so a live workflow gets one version and no
+  // execution starts on a half-made graph (docs/workflow-versions.md).
+  insertOn: z.uuid().optional().describe('a transition to insert the step into: from → step (keeping the branch) → to'),
+  after: z.object({ stepId: z.uuid(), branch: z.string().max(20).nullable().optional() }).optional().describe('a step to connect the new step after'),
+});
 export type CreateStepInput = z.infer<typeof createStepBody>;
 
 export const patchStepBody = z.object({ name: z.string().trim().max(MAX_NAME).nullable().optional(), config: z.record(z.string(), z.unknown()).optional() });
@@ -148,3 +156,16 @@ export const simulation = z.object({
   result: z.enum(SIMULATION_RESULTS),
 });
 export type Simulation = z.infer<typeof simulation>;
+
+export const workflowStats = z.object({
+  data: z.array(
+    z.object({
+      workflowId: z.uuid(),
+      running: z.number().int(),
+      waiting: z.number().int(),
+      completed: z.number().int().describe('of the executions started in the last 7 days'),
+      exited: z.number().int(),
+      failed: z.number().int(),
+    }),
+  ),
+});

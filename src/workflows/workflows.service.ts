@@ -125,6 +125,25 @@ export async function addStep(deps: Pick<Deps, 'db'>, projectId: string, workflo
     const graph = await lockGraph(tx, projectId, workflowId);
     await checkTemplate(tx, projectId, input.type, config);
     const row = await queries.insertStep(tx, projectId, workflowId, { type: input.type, name: input.name ?? null, config });
+    graph.steps.set(row.id, { id: row.id, type: row.type, config: row.config });
+    if (input.insertOn) {
+      const split = graph.edges.find((edge) => edge.id === input.insertOn);
+      if (!split) throw notFound('Transition');
+      await queries.deleteTransition(tx, projectId, workflowId, split.id);
+      const rest = graph.edges.filter((edge) => edge.id !== split.id);
+      const into = { fromStepId: split.fromStepId, toStepId: row.id, branch: split.branch };
+      // Out of the new step along its first outcome: yes of a CONDITION, event of a WAIT_FOR_EVENT.
+      const out = { fromStepId: row.id, toStepId: split.toStepId, branch: input.type === 'CONDITION' ? 'yes' : null };
+      checkNewEdge(graph.steps, rest, into);
+      rest.push({ id: 'new', ...into });
+      checkNewEdge(graph.steps, rest, out);
+      await queries.insertTransition(tx, projectId, workflowId, into);
+      await queries.insertTransition(tx, projectId, workflowId, out);
+    } else if (input.after) {
+      const edge = { fromStepId: input.after.stepId, toStepId: row.id, branch: input.after.branch ?? null };
+      checkNewEdge(graph.steps, graph.edges, edge);
+      await queries.insertTransition(tx, projectId, workflowId, edge);
+    }
     await queries.touchWorkflow(tx, projectId, workflowId);
     await afterGraphChange(tx, projectId, graph.workflow, actor);
     return toStep(row);

@@ -54,11 +54,24 @@ describe('workflow versions and dry run (docs/workflow-versions.md)', () => {
     await project.dashboard.patch(`/workflows/${flow.id}/steps/${exit.body.id}`, { config: { reason: 'welcome series over' } });
     const byUser = (await project.dashboard.get(`/workflows/${flow.id}/versions`)).body.data[0] as Version & { createdBy: string };
     assert.match(byUser.createdBy, /@/);
+    // A step inserted on an edge is one change: one version, and the edge split around it.
+    const edge = (await project.api.get(`/workflows/${flow.id}`)).body.transitions.find((t: { toStepId: string }) => t.toStepId === exit.body.id);
+    const inserted = await project.api.post(`/workflows/${flow.id}/steps`, { type: 'UPDATE_CONTACT', config: { data: { onboarded: true } }, insertOn: edge.id });
+    assert.equal(inserted.status, 201, inserted.text);
+    const afterInsert = (await project.api.get(`/workflows/${flow.id}`)).body;
+    assert.equal(afterInsert.version, 6);
+    assert.deepEqual(
+      afterInsert.transitions.map((t: { fromStepId: string; toStepId: string }) => [t.fromStepId, t.toStepId]).sort(),
+      [[flow.stepIds[0], inserted.body.id], [flow.triggerId, flow.stepIds[0]], [inserted.body.id, exit.body.id]].sort(),
+    );
+    const refused = await project.api.post(`/workflows/${flow.id}/steps`, { type: 'DELAY', config: { amount: 1, unit: 'days' }, after: { stepId: exit.body.id } });
+    assert.equal(refused.status, 400, 'nothing leaves an EXIT');
+    assert.equal((await project.api.get(`/workflows/${flow.id}`)).body.steps.length, 4, 'a refused step is not kept');
     assert.equal((await project.api.get(`/workflows/${randomUUID()}/versions`)).status, 404);
     assert.equal((await project.api.post(`/workflows/${flow.id}/versions/99/restore`)).status, 404);
   });
 
-  test('a contact waiting on version 1 finishes on it while a new contact takes version 2; restore brings version 1 back as version 3', async () => {
+  test('a contact waiting on version 1 finishes on it while a new contact takes version 2; restore brings version 1 back as the newest', async () => {
     const project = await createProject(server.url);
     const flow = await buildWorkflow(project.api, { eventName: 'ordered', allowReentry: true }, [
       { type: 'DELAY', config: { amount: 2, unit: 'seconds' } },
