@@ -15,18 +15,21 @@ describe('a worker killed while executions of two versions wait (docs/workflow-v
     await cleanup?.();
   });
 
-  test(`SIGKILL while ${PER_VERSION} contacts wait on version 1 and ${PER_VERSION} on version 2; after a restart each finishes on its own version`, async () => {
+  test(`SIGKILL while ${PER_VERSION} contacts wait on version 1 and ${PER_VERSION} on version 2; after a restart their events resume each on its own version`, async () => {
     const environment = await prepareEnvironment({});
     cleanup = environment.cleanup;
     server = await spawnServer(environment.env);
     const project = await createProject(server.url);
     const flow = await buildWorkflow(project.api, { eventName: 'renewal-due' }, [
-      { type: 'DELAY', config: { amount: 4, unit: 'seconds' } },
+      // Waiting for an event, not a timer: the executions of both versions are surely waiting at the kill.
+      { type: 'WAIT_FOR_EVENT', config: { eventName: 'renewed' } },
       { type: 'UPDATE_CONTACT', config: { data: { reminder: 'version one: 更新のお知らせ' } } },
     ]);
     await enable(project.api, flow.id);
+    const emails = new Map<string, string>();
     const track = async (email: string) => {
       const res = await project.publicApi.post('/v1/track', { email, event: 'renewal-due' });
+      emails.set(res.body.data.contact, email);
       assert.equal(res.status, 200, res.text);
       return res.body.data.contact as string;
     };
@@ -45,6 +48,8 @@ describe('a worker killed while executions of two versions wait (docs/workflow-v
     await server.stop('SIGKILL');
     server = await spawnServer(environment.env);
     const api = client(server.url, { key: project.secretKey });
+    const publicApi = client(server.url, { key: project.publicKey });
+    for (const email of emails.values()) assert.equal((await publicApi.post('/v1/track', { email, event: 'renewed' })).status, 200);
     await eventually('every execution COMPLETED', async () => (await api.get(`/workflows/${flow.id}/executions?status=COMPLETED&limit=1`)).body.total === 2 * PER_VERSION, 90_000, 250);
 
     const all = (await api.get(`/workflows/${flow.id}/executions?limit=100`)).body.data as Array<{ contactId: string; status: string; workflowVersion: number }>;
