@@ -26,8 +26,8 @@ const ADMIT = `clock AS MATERIALIZED (
        LEFT JOIN workflow_transitions t ON t.project_id = $1 AND t.from_step_id = s.id
        WHERE c.allow_reentry OR EXISTS (SELECT 1 FROM entered n WHERE n.workflow_id = c.workflow_id AND n.contact_id = c.contact_id)
      ), started AS (
-       INSERT INTO workflow_executions (project_id, workflow_id, contact_id, status, current_step_id, context, event_id, event_name, event_data, due_at, completed_at)
-       SELECT $1, workflow_id, contact_id,
+       INSERT INTO workflow_executions (project_id, workflow_id, workflow_version, contact_id, status, current_step_id, context, event_id, event_name, event_data, due_at, completed_at)
+       SELECT $1, workflow_id, workflow_version, contact_id,
               CASE WHEN first_step_id IS NULL THEN 'COMPLETED' ELSE 'RUNNING' END,
               coalesce(first_step_id, trigger_step_id), context, event_id, event_name, event_data,
               CASE WHEN first_step_id IS NULL THEN NULL ELSE clock.now END,
@@ -62,7 +62,7 @@ export async function triggerFromEvents(tx: Queryable, projectId: string, eventI
        WHERE project_id = $1 AND id = ANY($2::uuid[]) AND (SELECT yes FROM listening)
      ), cand AS (
        SELECT DISTINCT ON (w.id, ev.contact_id)
-              w.id AS workflow_id, w.allow_reentry, ev.contact_id, '{}'::jsonb AS context,
+              w.id AS workflow_id, w.version AS workflow_version, w.allow_reentry, ev.contact_id, '{}'::jsonb AS context,
               ev.id AS event_id, ev.name AS event_name, ev.data AS event_data
        FROM ev JOIN workflows w ON w.project_id = $1 AND w.enabled AND w.trigger_type = 'EVENT' AND w.event_name = ev.name
        ORDER BY w.id, ev.contact_id, ev.created_at, ev.id
@@ -98,7 +98,7 @@ export async function startExecution(
 ): Promise<ExecutionRow | undefined> {
   const rows = await tx.query<ExecutionRow>(
     `WITH cand AS (
-       SELECT $2::uuid AS workflow_id, $3::boolean AS allow_reentry, $4::uuid AS contact_id, $5::jsonb AS context,
+       SELECT $2::uuid AS workflow_id, (SELECT version FROM workflows WHERE project_id = $1 AND id = $2) AS workflow_version, $3::boolean AS allow_reentry, $4::uuid AS contact_id, $5::jsonb AS context,
               NULL::uuid AS event_id, NULL::text AS event_name, NULL::jsonb AS event_data
      ), ${ADMIT}
      SELECT * FROM started`,
@@ -184,5 +184,24 @@ export async function findWaitingExecutions(db: Queryable, projectId: string, un
      WHERE x.project_id = $1 AND x.status = 'WAITING' AND x.due_at IS NOT NULL AND x.due_at <= $2
      ORDER BY x.due_at, x.id LIMIT $3`,
     [projectId, until.toISOString(), limit],
+  );
+}
+
+/**
+ * The workflows list's counts (GET /workflows/stats): executions running or waiting now, and those
+ * that finished among the ones started in the last 7 days, per workflow.
+ */
+export async function executionStats(db: Queryable, projectId: string) {
+  return db.query<{ workflow_id: string; running: number; waiting: number; completed: number; exited: number; failed: number }>(
+    `SELECT workflow_id,
+       count(*) FILTER (WHERE status = 'RUNNING')::int AS running,
+       count(*) FILTER (WHERE status = 'WAITING')::int AS waiting,
+       count(*) FILTER (WHERE status = 'COMPLETED')::int AS completed,
+       count(*) FILTER (WHERE status = 'EXITED')::int AS exited,
+       count(*) FILTER (WHERE status = 'FAILED')::int AS failed
+     FROM workflow_executions
+     WHERE project_id = $1 AND (status IN ('RUNNING', 'WAITING') OR started_at > now() - interval '7 days')
+     GROUP BY workflow_id`,
+    [projectId],
   );
 }

@@ -9,6 +9,7 @@ export type ExecutionRow = {
   project_id: string;
   id: string;
   workflow_id: string;
+  workflow_version: number;
   contact_id: string;
   status: ExecutionStatus;
   current_step_id: string | null;
@@ -42,6 +43,7 @@ export type StepRecordRow = {
 export const executionSchema = z.object({
   id: z.uuid(),
   workflowId: z.uuid(),
+  workflowVersion: z.number().int().describe('the workflow version the execution started on and runs to its end on'),
   contactId: z.uuid(),
   status: z.enum(EXECUTION_STATUSES),
   currentStepId: z.uuid().nullable(),
@@ -71,6 +73,7 @@ export function toExecution(row: ExecutionRow): Execution {
   return {
     id: row.id,
     workflowId: row.workflow_id,
+    workflowVersion: row.workflow_version,
     contactId: row.contact_id,
     status: row.status,
     currentStepId: row.current_step_id,

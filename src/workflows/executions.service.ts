@@ -78,3 +78,9 @@ export async function cancelAllExecutions(deps: Pick<Deps, 'db'>, projectId: str
   const rows = await queries.cancelExecutions(deps.db, projectId, workflowId, null);
   return { cancelled: rows.length };
 }
+
+/** GET /workflows/stats: the workflows list's execution counts. */
+export async function workflowStats(deps: Pick<Deps, 'db'>, projectId: string) {
+  const rows = await queries.executionStats(deps.db, projectId);
+  return { data: rows.map(({ workflow_id, ...counts }) => ({ workflowId: workflow_id, ...counts })) };
+}

@@ -11,6 +11,7 @@ export type WorkflowRow = {
   event_name: string | null;
   enabled: boolean;
   allow_reentry: boolean;
+  version: number;
   created_at: Date | string;
   updated_at: Date | string;
 };
@@ -40,6 +41,7 @@ export const workflowSchema = z.object({
   triggerConfig: z.object({ eventName: z.string().optional() }),
   enabled: z.boolean(),
   allowReentry: z.boolean(),
+  version: z.number().int().describe('the newest version: each change of an enabled workflow\'s steps or transitions makes one (docs/workflow-versions.md)'),
   steps: z.array(stepSchema),
   transitions: z.array(transitionSchema),
   createdAt: z.string(),
@@ -60,6 +62,7 @@ export function toWorkflow(row: WorkflowRow, steps: StepRow[], transitions: Tran
     triggerConfig: row.trigger_type === 'EVENT' && row.event_name !== null ? { eventName: row.event_name } : {},
     enabled: row.enabled,
     allowReentry: row.allow_reentry,
+    version: row.version,
     steps: steps.map(toStep),
     transitions: transitions.map(toTransition),
     createdAt: iso(row.created_at),
@@ -88,7 +91,15 @@ export const patchWorkflowBody = z.object({
 export type PatchWorkflowInput = z.infer<typeof patchWorkflowBody>;
 
 // The config is checked per type by the service (step-configs.ts), so its errors carry `config.<path>`.
-export const createStepBody = z.object({ type: z.enum(STEP_TYPES), name: z.string().trim().max(MAX_NAME).nullable().optional(), config: z.record(z.string(), z.unknown()).optional() });
+export const createStepBody = z.object({
+  type: z.enum(STEP_TYPES),
+  name: z.string().trim().max(MAX_NAME).nullable().optional(),
+  config: z.record(z.string(), z.unknown()).optional(),
+  // Both make the step and its edges one change, so a live workflow gets one version and no
+  // execution starts on a half-made graph (docs/workflow-versions.md).
+  insertOn: z.uuid().optional().describe('a transition to insert the step into: from → step (keeping the branch) → to'),
+  after: z.object({ stepId: z.uuid(), branch: z.string().max(20).nullable().optional() }).optional().describe('a step to connect the new step after'),
+});
 export type CreateStepInput = z.infer<typeof createStepBody>;
 
 export const patchStepBody = z.object({ name: z.string().trim().max(MAX_NAME).nullable().optional(), config: z.record(z.string(), z.unknown()).optional() });
@@ -109,3 +120,52 @@ export const conditionFields = z.object({
   eventNames: z.array(z.string()),
 });
 export const fieldsQuery = z.object({ eventName: z.string().max(255).optional().describe('also list event.<key> fields seen in recent events of this name') });
+
+// --- Versions and dry run (docs/workflow-versions.md) -------------------------------------------
+
+export const versionParams = z.object({ id: z.uuid(), version: z.coerce.number().int().min(1) });
+
+export const versionSchema = z.object({
+  version: z.number().int(),
+  createdAt: z.string(),
+  createdBy: z.string().nullable().describe("a dashboard user's email, or 'API key'"),
+  changes: z.array(z.string()).describe('what changed since the version before, in words'),
+  steps: z.array(stepSchema),
+  transitions: z.array(transitionSchema),
+  executions: z.object({ running: z.number().int(), waiting: z.number().int() }),
+});
+export const versionList = z.object({ data: z.array(versionSchema) });
+
+export const simulateBody = z.object({
+  contactId: z.uuid(),
+  event: z.object({ name: eventName, data: z.record(z.string(), z.unknown()).optional() }).optional().describe('the triggering event; a WAIT_FOR_EVENT for its name follows its event branch'),
+});
+export type SimulateInput = z.infer<typeof simulateBody>;
+
+export const SIMULATION_RESULTS = ['COMPLETED', 'EXITED', 'WAITING', 'FAILED'] as const;
+export const simulation = z.object({
+  version: z.number().int(),
+  path: z.array(
+    z.object({
+      stepId: z.uuid(),
+      type: z.string(),
+      outcome: z.string().describe("the edge taken: 'next', 'yes', 'no', 'event', 'timeout'; or 'exit', 'wait', 'fail', 'end'"),
+      detail: z.string().describe('why, in words'),
+    }),
+  ),
+  result: z.enum(SIMULATION_RESULTS),
+});
+export type Simulation = z.infer<typeof simulation>;
+
+export const workflowStats = z.object({
+  data: z.array(
+    z.object({
+      workflowId: z.uuid(),
+      running: z.number().int(),
+      waiting: z.number().int(),
+      completed: z.number().int().describe('of the executions started in the last 7 days'),
+      exited: z.number().int(),
+      failed: z.number().int(),
+    }),
+  ),
+});

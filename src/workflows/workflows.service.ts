@@ -3,6 +3,8 @@ import type { Deps } from '../deps.ts';
 import { AppError, badRequest, notFound } from '../errors.ts';
 import { checkEdgesStillValid, checkNewEdge, type GraphEdge, type GraphStep, spliceEdge } from './graph.ts';
 import { parseStepConfig } from './step-configs.ts';
+import { type Actor, afterGraphChange, beforeGraphChange, listVersions as listVersionsOf, newVersion, type VersionSummary, versionGraph } from './versions.ts';
+import { replaceLiveGraph } from './versions.queries.ts';
 import * as queries from './workflows.queries.ts';
 import {
   type CreateStepInput,
@@ -27,14 +29,18 @@ async function withGraph(db: Queryable, projectId: string, row: WorkflowRow): Pr
 }
 
 /** POST /workflows (contract §11): EVENT-triggered, disabled, with its TRIGGER step. */
-export async function createWorkflow(deps: Pick<Deps, 'db'>, projectId: string, input: CreateWorkflowInput): Promise<Workflow> {
-  const row = await queries.insertWorkflow(deps.db, projectId, {
-    name: input.name,
-    description: input.description ?? null,
-    eventName: input.eventName,
-    allowReentry: input.allowReentry ?? false,
+export async function createWorkflow(deps: Pick<Deps, 'db'>, projectId: string, input: CreateWorkflowInput, actor: Actor): Promise<Workflow> {
+  return deps.db.transaction(async (tx) => {
+    const row = await queries.insertWorkflow(tx, projectId, {
+      name: input.name,
+      description: input.description ?? null,
+      eventName: input.eventName,
+      allowReentry: input.allowReentry ?? false,
+    });
+    // Version 1: the TRIGGER alone.
+    await afterGraphChange(tx, projectId, row, actor);
+    return withGraph(tx, projectId, row);
   });
-  return withGraph(deps.db, projectId, row);
 }
 
 export async function getWorkflow(deps: Pick<Deps, 'db'>, projectId: string, id: string): Promise<Workflow> {
@@ -90,16 +96,21 @@ export async function deleteWorkflow(deps: Pick<Deps, 'db'>, projectId: string, 
 
 // --- The graph: steps and transitions, changed under the workflow's row lock -------------------
 
-type Graph = { steps: Map<string, GraphStep>; rows: StepRow[]; edges: GraphEdge[] };
+type Graph = { workflow: WorkflowRow; steps: Map<string, GraphStep>; rows: StepRow[]; edges: GraphEdge[] };
 
 const toEdge = (row: TransitionRow): GraphEdge => ({ id: row.id, fromStepId: row.from_step_id, toStepId: row.to_step_id, branch: row.branch });
 
-/** Locks the workflow and loads its graph, so concurrent edits cannot combine into a broken one. */
+/**
+ * Locks the workflow and loads its graph, so concurrent edits cannot combine into a broken one;
+ * every change then ends with afterGraphChange, which keeps the versions (docs/workflow-versions.md).
+ */
 async function lockGraph(tx: Queryable, projectId: string, workflowId: string): Promise<Graph> {
-  if (!(await queries.findWorkflow(tx, projectId, workflowId, { lock: 'edit' }))) throw notFound('Workflow');
+  const workflow = await queries.findWorkflow(tx, projectId, workflowId, { lock: 'edit' });
+  if (!workflow) throw notFound('Workflow');
+  await beforeGraphChange(tx, projectId, workflow);
   const rows = await queries.findSteps(tx, projectId, [workflowId]);
   const edges = (await queries.findTransitions(tx, projectId, [workflowId])).map(toEdge);
-  return { rows, edges, steps: new Map(rows.map((row) => [row.id, { id: row.id, type: row.type, config: row.config }])) };
+  return { workflow, rows, edges, steps: new Map(rows.map((row) => [row.id, { id: row.id, type: row.type, config: row.config }])) };
 }
 
 async function checkTemplate(tx: Queryable, projectId: string, type: string, config: Record<string, unknown>): Promise<void> {
@@ -108,19 +119,39 @@ async function checkTemplate(tx: Queryable, projectId: string, type: string, con
 }
 
 /** POST /workflows/{id}/steps: a step of one of the seven types, its config checked for the type. */
-export async function addStep(deps: Pick<Deps, 'db'>, projectId: string, workflowId: string, input: CreateStepInput): Promise<Step> {
+export async function addStep(deps: Pick<Deps, 'db'>, projectId: string, workflowId: string, input: CreateStepInput, actor: Actor): Promise<Step> {
   const config = parseStepConfig(input.type, input.config);
   return deps.db.transaction(async (tx) => {
-    await lockGraph(tx, projectId, workflowId);
+    const graph = await lockGraph(tx, projectId, workflowId);
     await checkTemplate(tx, projectId, input.type, config);
     const row = await queries.insertStep(tx, projectId, workflowId, { type: input.type, name: input.name ?? null, config });
+    graph.steps.set(row.id, { id: row.id, type: row.type, config: row.config });
+    if (input.insertOn) {
+      const split = graph.edges.find((edge) => edge.id === input.insertOn);
+      if (!split) throw notFound('Transition');
+      await queries.deleteTransition(tx, projectId, workflowId, split.id);
+      const rest = graph.edges.filter((edge) => edge.id !== split.id);
+      const into = { fromStepId: split.fromStepId, toStepId: row.id, branch: split.branch };
+      // Out of the new step along its first outcome: yes of a CONDITION, event of a WAIT_FOR_EVENT.
+      const out = { fromStepId: row.id, toStepId: split.toStepId, branch: input.type === 'CONDITION' ? 'yes' : null };
+      checkNewEdge(graph.steps, rest, into);
+      rest.push({ id: 'new', ...into });
+      checkNewEdge(graph.steps, rest, out);
+      await queries.insertTransition(tx, projectId, workflowId, into);
+      await queries.insertTransition(tx, projectId, workflowId, out);
+    } else if (input.after) {
+      const edge = { fromStepId: input.after.stepId, toStepId: row.id, branch: input.after.branch ?? null };
+      checkNewEdge(graph.steps, graph.edges, edge);
+      await queries.insertTransition(tx, projectId, workflowId, edge);
+    }
     await queries.touchWorkflow(tx, projectId, workflowId);
+    await afterGraphChange(tx, projectId, graph.workflow, actor);
     return toStep(row);
   });
 }
 
 /** PATCH …/steps/{stepId}: name and config; the type is fixed. */
-export async function patchStep(deps: Pick<Deps, 'db'>, projectId: string, workflowId: string, stepId: string, input: PatchStepInput): Promise<Step> {
+export async function patchStep(deps: Pick<Deps, 'db'>, projectId: string, workflowId: string, stepId: string, input: PatchStepInput, actor: Actor): Promise<Step> {
   return deps.db.transaction(async (tx) => {
     const graph = await lockGraph(tx, projectId, workflowId);
     const step = graph.steps.get(stepId);
@@ -134,6 +165,7 @@ export async function patchStep(deps: Pick<Deps, 'db'>, projectId: string, workf
     }
     const row = await queries.updateStep(tx, projectId, stepId, { name: input.name, config });
     await queries.touchWorkflow(tx, projectId, workflowId);
+    await afterGraphChange(tx, projectId, graph.workflow, actor);
     return toStep(row!);
   });
 }
@@ -143,7 +175,7 @@ export async function patchStep(deps: Pick<Deps, 'db'>, projectId: string, workf
  * splice, its single predecessor is joined to its single successor (keeping the branch).
  * Executions standing on a deleted step fail when they next run (docs/decisions/workflows.md).
  */
-export async function deleteStep(deps: Pick<Deps, 'db'>, projectId: string, workflowId: string, stepId: string, splice: boolean): Promise<void> {
+export async function deleteStep(deps: Pick<Deps, 'db'>, projectId: string, workflowId: string, stepId: string, splice: boolean, actor: Actor): Promise<void> {
   await deps.db.transaction(async (tx) => {
     const graph = await lockGraph(tx, projectId, workflowId);
     const step = graph.steps.get(stepId);
@@ -153,25 +185,51 @@ export async function deleteStep(deps: Pick<Deps, 'db'>, projectId: string, work
     await queries.deleteStep(tx, projectId, stepId);
     if (join) await queries.insertTransition(tx, projectId, workflowId, join);
     await queries.touchWorkflow(tx, projectId, workflowId);
+    await afterGraphChange(tx, projectId, graph.workflow, actor);
   });
 }
 
 /** POST …/transitions: refused with 400 when it breaks a graph rule (graph.ts). */
-export async function addTransition(deps: Pick<Deps, 'db'>, projectId: string, workflowId: string, input: CreateTransitionInput): Promise<Transition> {
+export async function addTransition(deps: Pick<Deps, 'db'>, projectId: string, workflowId: string, input: CreateTransitionInput, actor: Actor): Promise<Transition> {
   return deps.db.transaction(async (tx) => {
     const graph = await lockGraph(tx, projectId, workflowId);
     const edge = { fromStepId: input.fromStepId, toStepId: input.toStepId, branch: input.branch ?? null };
     checkNewEdge(graph.steps, graph.edges, edge);
     const row = await queries.insertTransition(tx, projectId, workflowId, edge);
     await queries.touchWorkflow(tx, projectId, workflowId);
+    await afterGraphChange(tx, projectId, graph.workflow, actor);
     return toTransition(row);
   });
 }
 
-export async function deleteTransition(deps: Pick<Deps, 'db'>, projectId: string, workflowId: string, transitionId: string): Promise<void> {
+export async function deleteTransition(deps: Pick<Deps, 'db'>, projectId: string, workflowId: string, transitionId: string, actor: Actor): Promise<void> {
   await deps.db.transaction(async (tx) => {
-    await lockGraph(tx, projectId, workflowId);
+    const graph = await lockGraph(tx, projectId, workflowId);
     if (!(await queries.deleteTransition(tx, projectId, workflowId, transitionId))) throw notFound('Transition');
     await queries.touchWorkflow(tx, projectId, workflowId);
+    await afterGraphChange(tx, projectId, graph.workflow, actor);
+  });
+}
+
+// --- Versions (docs/workflow-versions.md) -------------------------------------------------------
+
+/** GET /workflows/{id}/versions. */
+export async function listVersions(deps: Pick<Deps, 'db'>, projectId: string, workflowId: string): Promise<{ data: VersionSummary[] }> {
+  const workflow = await queries.findWorkflow(deps.db, projectId, workflowId);
+  if (!workflow) throw notFound('Workflow');
+  return listVersionsOf(deps, projectId, workflow);
+}
+
+/**
+ * POST /workflows/{id}/versions/{version}/restore: the old graph becomes the live graph and a new
+ * version; executions of every version go on, each on its own.
+ */
+export async function restoreVersion(deps: Pick<Deps, 'db'>, projectId: string, workflowId: string, version: number, actor: Actor): Promise<Workflow> {
+  return deps.db.transaction(async (tx) => {
+    const { workflow } = await lockGraph(tx, projectId, workflowId);
+    const old = await versionGraph(tx, projectId, workflowId, version);
+    await replaceLiveGraph(tx, projectId, workflowId, old.steps, old.transitions);
+    await newVersion(tx, projectId, workflow, actor);
+    return withGraph(tx, projectId, (await queries.findWorkflow(tx, projectId, workflowId))!);
   });
 }

@@ -8,8 +8,8 @@ import { client } from '../kit/http.ts';
 import { startTestServerWithDns, type TestServer } from '../kit/server.ts';
 import { buildWorkflow, connect, enable, eventually, track, waitForExecution } from './kit.ts';
 
-const WORKFLOW_KEYS = ['allowReentry', 'createdAt', 'description', 'enabled', 'id', 'name', 'steps', 'transitions', 'triggerConfig', 'triggerType', 'updatedAt'];
-const EXECUTION_KEYS = ['completedAt', 'contactId', 'context', 'currentStepId', 'error', 'exitReason', 'id', 'startedAt', 'status', 'updatedAt', 'workflowId'];
+const WORKFLOW_KEYS = ['allowReentry', 'createdAt', 'description', 'enabled', 'id', 'name', 'steps', 'transitions', 'triggerConfig', 'triggerType', 'updatedAt', 'version'];
+const EXECUTION_KEYS = ['completedAt', 'contactId', 'context', 'currentStepId', 'error', 'exitReason', 'id', 'startedAt', 'status', 'updatedAt', 'workflowId', 'workflowVersion'];
 
 describe('workflows API (api.md Workflows; contract §11)', () => {
   let dns: DnsServer;

@@ -18,7 +18,8 @@ function lookup(root: Record<string, unknown>, path: string): unknown {
   return value;
 }
 
-function read(subject: ConditionSubject, field: string): unknown {
+/** The value a CONDITION reads for a field (a dry run shows it). */
+export function readField(subject: ConditionSubject, field: string): unknown {
   if (field === 'email') return subject.contact.email;
   if (field === 'subscribed') return subject.contact.subscribed;
   const dot = field.indexOf('.');
@@ -45,7 +46,7 @@ function compare(actual: unknown, expected: unknown): number | undefined {
  * notExists; `email` compares case-insensitively.
  */
 export function evaluateCondition(config: ConditionConfig, subject: ConditionSubject): boolean {
-  let actual = read(subject, config.field);
+  let actual = readField(subject, config.field);
   let expected = config.value;
   if (config.field === 'email' && typeof expected === 'string') {
     actual = String(actual).toLowerCase();

@@ -4,7 +4,7 @@ import type { ExecutionRow, ExecutionStatus } from '../executions.schemas.ts';
 import { dueProjects as dueProjectsOf } from '../../jobs/project-rotation.queries.ts';
 
 /** A claimed execution: what the claim returns, and what every later write must present. */
-export type Claimed = { project_id: string; id: string; workflow_id: string; claim: string };
+export type Claimed = { project_id: string; id: string; workflow_id: string; workflow_version: number; claim: string };
 
 /** The locked execution with its contact, and the tries of a retry-safe step it stands on. */
 export type LockedExecution = ExecutionRow & {
@@ -35,7 +35,7 @@ export async function claimDue(db: Queryable, options: { limit: number; leaseSec
      )
      UPDATE workflow_executions x SET claim = $4, due_at = now() + make_interval(secs => $2), claimed_by = $3
      FROM due WHERE x.project_id = due.project_id AND x.id = due.id ${inExecutions}
-     RETURNING x.project_id, x.id, x.workflow_id, x.claim`,
+     RETURNING x.project_id, x.id, x.workflow_id, x.workflow_version, x.claim`,
     [options.limit, options.leaseSeconds, options.claimedBy, randomUUID(), ...(options.projectId ? [options.projectId] : [])],
   );
 }
@@ -216,4 +216,15 @@ export async function nextDueAt(db: Queryable): Promise<Date | null> {
   const rows = await db.query<{ at: Date | string | null }>(`SELECT min(due_at) AS at FROM workflow_executions WHERE status IN ('RUNNING', 'WAITING')`);
   const at = rows[0]?.at;
   return at ? new Date(at) : null;
+}
+
+/** A contact as a step transaction reads it (lockClaimed), for a dry run; undefined when unknown. */
+export async function readContact(db: Queryable, projectId: string, contactId: string) {
+  const rows = await db.query<Pick<LockedExecution, 'contact_email' | 'contact_subscribed' | 'contact_data' | 'contact_suppressed'>>(
+    `SELECT c.email AS contact_email, c.subscribed AS contact_subscribed, c.data AS contact_data,
+       EXISTS (SELECT 1 FROM suppressions p WHERE p.project_id = c.project_id AND p.email = c.email) AS contact_suppressed
+     FROM contacts c WHERE c.project_id = $1 AND c.id = $2`,
+    [projectId, contactId],
+  );
+  return rows[0];
 }

@@ -4,7 +4,8 @@ import { getTemplateForSend } from '../../templates/templates.service.ts';
 import type { Template } from '../../templates/templates.schemas.ts';
 import type { Outcome } from '../graph.ts';
 import { findSteps, findTransitions, findWorkflow } from '../workflows.queries.ts';
-import type { StepRow } from '../workflows.schemas.ts';
+import { findVersion } from '../versions.queries.ts';
+import type { StepRow, TransitionRow } from '../workflows.schemas.ts';
 import type { LockedExecution } from './engine.queries.ts';
 
 /** A workflow as the engine walks it: its steps, and where each outcome of a step leads. */
@@ -22,21 +23,38 @@ function edgeOutcome(from: StepRow | undefined, branch: string | null): Outcome 
   return 'next';
 }
 
-async function loadGraph(db: Queryable, projectId: string, workflowId: string): Promise<WorkflowGraph | undefined> {
+/** A graph from its steps and transitions (the live tables', or a stored version's). */
+export function buildGraph(workflow: { projectId: string; id: string; name: string }, stepRows: StepRow[], transitions: TransitionRow[]): WorkflowGraph {
+  const steps = new Map(stepRows.map((row) => [row.id, row]));
+  const edges = new Map<string, string>();
+  for (const t of transitions) edges.set(`${t.from_step_id}:${edgeOutcome(steps.get(t.from_step_id), t.branch)}`, t.to_step_id);
+  return { ...workflow, steps, next: (stepId, outcome) => edges.get(`${stepId}:${outcome}`) };
+}
+
+/**
+ * The graph of one version of a workflow (docs/workflow-versions.md). A version without a stored
+ * row is the newest of a workflow made before versions existed and unchanged since: the live graph.
+ */
+export async function loadGraph(db: Queryable, projectId: string, workflowId: string, version: number): Promise<WorkflowGraph | undefined> {
   const workflow = await findWorkflow(db, projectId, workflowId);
   if (!workflow) return undefined;
-  const steps = new Map((await findSteps(db, projectId, [workflowId])).map((row) => [row.id, row]));
-  const edges = new Map<string, string>();
-  for (const t of await findTransitions(db, projectId, [workflowId])) edges.set(`${t.from_step_id}:${edgeOutcome(steps.get(t.from_step_id), t.branch)}`, t.to_step_id);
-  return { projectId, id: workflowId, name: workflow.name, steps, next: (stepId, outcome) => edges.get(`${stepId}:${outcome}`) };
+  const meta = { projectId, id: workflowId, name: workflow.name };
+  const stored = await findVersion(db, projectId, workflowId, version);
+  if (stored) {
+    const steps: StepRow[] = stored.steps.map((s) => ({ id: s.id, workflow_id: workflowId, type: s.type, name: s.name, config: s.config, created_at: s.createdAt }));
+    const transitions: TransitionRow[] = stored.transitions.map((t) => ({ id: t.id, workflow_id: workflowId, from_step_id: t.fromStepId, to_step_id: t.toStepId, branch: t.branch }));
+    return buildGraph(meta, steps, transitions);
+  }
+  return buildGraph(meta, await findSteps(db, projectId, [workflowId]), await findTransitions(db, projectId, [workflowId]));
 }
 
 type SigningKey = NonNullable<Awaited<ReturnType<typeof signingKeyFor>>>;
 
 /**
  * What one run of the engine reads again and again, read once: workflow graphs, templates and
- * signing keys. A run lasts at most RUN_BUDGET_MS, so an edit made meanwhile is seen by the next
- * run. Loaders that run inside a step transaction take its handle (PGlite has one connection).
+ * signing keys. A version's graph never changes once an execution started on it; a draft
+ * version (a disabled workflow nobody ran) may, and a run lasts at most RUN_BUDGET_MS, so an edit
+ * made meanwhile is seen by the next run. Loaders that run inside a step transaction take its handle (PGlite has one connection).
  */
 export class RunContext {
   private readonly graphs = new Map<string, Promise<WorkflowGraph | undefined>>();
@@ -45,11 +63,11 @@ export class RunContext {
 
   constructor(private readonly db: Db) {}
 
-  graph(projectId: string, workflowId: string): Promise<WorkflowGraph | undefined> {
-    const key = `${projectId}:${workflowId}`;
+  graph(projectId: string, workflowId: string, version: number): Promise<WorkflowGraph | undefined> {
+    const key = `${projectId}:${workflowId}:${version}`;
     let graph = this.graphs.get(key);
     if (!graph) {
-      graph = loadGraph(this.db, projectId, workflowId);
+      graph = loadGraph(this.db, projectId, workflowId, version);
       this.graphs.set(key, graph);
       graph.catch(() => this.graphs.delete(key));
     }

@@ -25,7 +25,8 @@ export type Timers = { wake: (seconds: number, tx: Queryable) => Promise<void>; 
 type Outcome = { claimed: Claimed; end: 'lost' | 'finished' | 'continue' | 'waiting' | 'call'; awaitsEvent?: boolean; calling?: Walk['calling'] };
 
 type Graphs = Map<string, WorkflowGraph>;
-const graphKey = (c: Claimed) => `${c.project_id}:${c.workflow_id}`;
+// An execution runs on the graph of the version it started on (docs/workflow-versions.md).
+const graphKey = (c: Claimed) => `${c.project_id}:${c.workflow_id}:${c.workflow_version}`;
 
 function outcomeOf(claimed: Claimed, walk: Walk): Outcome {
   if (walk.calling) return { claimed, end: 'call', calling: walk.calling };
@@ -162,7 +163,7 @@ class FollowUps {
 async function processBatch(deps: Deps, run: RunContext, timers: Timers, batch: Claimed[], followUps: FollowUps): Promise<void> {
   const graphs: Graphs = new Map();
   for (const c of batch) {
-    const graph = await run.graph(c.project_id, c.workflow_id);
+    const graph = await run.graph(c.project_id, c.workflow_id, c.workflow_version);
     if (graph) graphs.set(graphKey(c), graph);
   }
   let outcomes: Outcome[];

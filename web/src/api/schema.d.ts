@@ -6521,6 +6521,8 @@ export interface paths {
                                 /** @enum {string} */
                                 triggerType: "EVENT" | "MANUAL";
                                 updatedAt: string;
+                                /** @description the newest version: each change of an enabled workflow's steps or transitions makes one (docs/workflow-versions.md) */
+                                version: number;
                             }[];
                         };
                     };
@@ -6587,6 +6589,8 @@ export interface paths {
                             /** @enum {string} */
                             triggerType: "EVENT" | "MANUAL";
                             updatedAt: string;
+                            /** @description the newest version: each change of an enabled workflow's steps or transitions makes one (docs/workflow-versions.md) */
+                            version: number;
                         };
                     };
                 };
@@ -6657,6 +6661,8 @@ export interface paths {
                             /** @enum {string} */
                             triggerType: "EVENT" | "MANUAL";
                             updatedAt: string;
+                            /** @description the newest version: each change of an enabled workflow's steps or transitions makes one (docs/workflow-versions.md) */
+                            version: number;
                         };
                     };
                 };
@@ -6755,6 +6761,8 @@ export interface paths {
                             /** @enum {string} */
                             triggerType: "EVENT" | "MANUAL";
                             updatedAt: string;
+                            /** @description the newest version: each change of an enabled workflow's steps or transitions makes one (docs/workflow-versions.md) */
+                            version: number;
                         };
                     };
                 };
@@ -6813,6 +6821,8 @@ export interface paths {
                                 updatedAt: string;
                                 /** Format: uuid */
                                 workflowId: string;
+                                /** @description the workflow version the execution started on and runs to its end on */
+                                workflowVersion: number;
                             }[];
                             hasMore: boolean;
                             total: number;
@@ -6869,6 +6879,8 @@ export interface paths {
                             updatedAt: string;
                             /** Format: uuid */
                             workflowId: string;
+                            /** @description the workflow version the execution started on and runs to its end on */
+                            workflowVersion: number;
                         };
                     };
                 };
@@ -6936,6 +6948,8 @@ export interface paths {
                             updatedAt: string;
                             /** Format: uuid */
                             workflowId: string;
+                            /** @description the workflow version the execution started on and runs to its end on */
+                            workflowVersion: number;
                         };
                     };
                 };
@@ -6981,6 +6995,8 @@ export interface paths {
                             updatedAt: string;
                             /** Format: uuid */
                             workflowId: string;
+                            /** @description the workflow version the execution started on and runs to its end on */
+                            workflowVersion: number;
                         };
                     };
                 };
@@ -7031,6 +7047,71 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/workflows/{id}/simulate": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Dry run: the path a new execution for a contact would take now, with nothing sent or written */
+        post: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    id: string;
+                };
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": {
+                        /** Format: uuid */
+                        contactId: string;
+                        /** @description the triggering event; a WAIT_FOR_EVENT for its name follows its event branch */
+                        event?: {
+                            data?: {
+                                [key: string]: unknown;
+                            };
+                            name: string;
+                        };
+                    };
+                };
+            };
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            path: {
+                                /** @description why, in words */
+                                detail: string;
+                                /** @description the edge taken: 'next', 'yes', 'no', 'event', 'timeout'; or 'exit', 'wait', 'fail', 'end' */
+                                outcome: string;
+                                /** Format: uuid */
+                                stepId: string;
+                                type: string;
+                            }[];
+                            /** @enum {string} */
+                            result: "COMPLETED" | "EXITED" | "WAITING" | "FAILED";
+                            version: number;
+                        };
+                    };
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/workflows/{id}/steps": {
         parameters: {
             query?: never;
@@ -7053,9 +7134,20 @@ export interface paths {
             requestBody: {
                 content: {
                     "application/json": {
+                        /** @description a step to connect the new step after */
+                        after?: {
+                            branch?: string | null;
+                            /** Format: uuid */
+                            stepId: string;
+                        };
                         config?: {
                             [key: string]: unknown;
                         };
+                        /**
+                         * Format: uuid
+                         * @description a transition to insert the step into: from → step (keeping the branch) → to
+                         */
+                        insertOn?: string;
                         name?: string | null;
                         /** @enum {string} */
                         type: "SEND_EMAIL" | "DELAY" | "WAIT_FOR_EVENT" | "CONDITION" | "WEBHOOK" | "UPDATE_CONTACT" | "EXIT";
@@ -7268,6 +7360,152 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/workflows/{id}/versions": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Versions of the graph, newest first, with what changed and the executions on each */
+        get: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    id: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            data: {
+                                /** @description what changed since the version before, in words */
+                                changes: string[];
+                                createdAt: string;
+                                /** @description a dashboard user's email, or 'API key' */
+                                createdBy: string | null;
+                                executions: {
+                                    running: number;
+                                    waiting: number;
+                                };
+                                steps: {
+                                    config: {
+                                        [key: string]: unknown;
+                                    };
+                                    createdAt: string;
+                                    /** Format: uuid */
+                                    id: string;
+                                    name: string | null;
+                                    /** @enum {string} */
+                                    type: "TRIGGER" | "SEND_EMAIL" | "DELAY" | "WAIT_FOR_EVENT" | "CONDITION" | "WEBHOOK" | "UPDATE_CONTACT" | "EXIT";
+                                }[];
+                                transitions: {
+                                    branch: string | null;
+                                    /** Format: uuid */
+                                    fromStepId: string;
+                                    /** Format: uuid */
+                                    id: string;
+                                    /** Format: uuid */
+                                    toStepId: string;
+                                }[];
+                                version: number;
+                            }[];
+                        };
+                    };
+                };
+            };
+        };
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/workflows/{id}/versions/{version}/restore": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Make an older version's graph the newest version */
+        post: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    id: string;
+                    version: number;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            allowReentry: boolean;
+                            createdAt: string;
+                            description: string | null;
+                            enabled: boolean;
+                            /** Format: uuid */
+                            id: string;
+                            name: string;
+                            steps: {
+                                config: {
+                                    [key: string]: unknown;
+                                };
+                                createdAt: string;
+                                /** Format: uuid */
+                                id: string;
+                                name: string | null;
+                                /** @enum {string} */
+                                type: "TRIGGER" | "SEND_EMAIL" | "DELAY" | "WAIT_FOR_EVENT" | "CONDITION" | "WEBHOOK" | "UPDATE_CONTACT" | "EXIT";
+                            }[];
+                            transitions: {
+                                branch: string | null;
+                                /** Format: uuid */
+                                fromStepId: string;
+                                /** Format: uuid */
+                                id: string;
+                                /** Format: uuid */
+                                toStepId: string;
+                            }[];
+                            triggerConfig: {
+                                eventName?: string;
+                            };
+                            /** @enum {string} */
+                            triggerType: "EVENT" | "MANUAL";
+                            updatedAt: string;
+                            /** @description the newest version: each change of an enabled workflow's steps or transitions makes one (docs/workflow-versions.md) */
+                            version: number;
+                        };
+                    };
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/workflows/fields": {
         parameters: {
             query?: never;
@@ -7302,6 +7540,53 @@ export interface paths {
                                 /** @enum {string} */
                                 source: "contact" | "data" | "event" | "context";
                                 type: string;
+                            }[];
+                        };
+                    };
+                };
+            };
+        };
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/workflows/stats": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Per workflow: executions running and waiting now, and finished among those started in the last 7 days */
+        get: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            data: {
+                                /** @description of the executions started in the last 7 days */
+                                completed: number;
+                                exited: number;
+                                failed: number;
+                                running: number;
+                                waiting: number;
+                                /** Format: uuid */
+                                workflowId: string;
                             }[];
                         };
                     };

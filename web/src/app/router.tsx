@@ -42,6 +42,9 @@ export const router = createBrowserRouter([
           { path: 'activity', lazy: () => import('../pages/activity/ActivityPage.tsx') },
           { path: 'webhooks', lazy: () => import('../pages/webhooks/WebhooksPage.tsx') },
           { path: 'webhooks/:endpointId', lazy: () => import('../pages/webhooks/EndpointPage.tsx') },
+          { path: 'workflows', lazy: () => import('../pages/workflows/WorkflowsPage.tsx') },
+          // The canvas (@xyflow/react, dagre) is in this page's chunk only.
+          { path: 'workflows/:workflowId', lazy: () => import('../pages/workflows/WorkflowPage.tsx') },
           { path: 'analytics', lazy: () => import('../pages/analytics/AnalyticsPage.tsx') },
           { path: 'settings', lazy: () => import('../pages/settings/SettingsPage.tsx') },
         ],

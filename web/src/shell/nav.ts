@@ -3,6 +3,7 @@ export const NAV_ITEMS: { path: string; label: string }[] = [
   { path: '', label: 'Get started' },
   { path: 'contacts', label: 'Contacts' },
   { path: 'templates', label: 'Templates' },
+  { path: 'workflows', label: 'Workflows' },
   { path: 'activity', label: 'Activity' },
   { path: 'analytics', label: 'Analytics' },
   { path: 'domains', label: 'Domains' },

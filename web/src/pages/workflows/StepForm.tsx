@@ -1,0 +1,247 @@
+import { Button, Group, NumberInput, Select, Stack, Text, Textarea, TextInput } from '@mantine/core';
+import { useQuery } from '@tanstack/react-query';
+import { useEffect, useState } from 'react';
+import { api, call } from '../../api/client.ts';
+import { asApiError } from '../../api/errors.ts';
+import { ErrorMessage } from '../../ui/ErrorMessage.tsx';
+import { STEP_LABELS, type StepType } from './workflows.ts';
+
+type Values = Record<string, string>;
+
+const OPERATORS = ['equals', 'notEquals', 'contains', 'notContains', 'greaterThan', 'lessThan', 'greaterThanOrEqual', 'lessThanOrEqual', 'exists', 'notExists'];
+
+/** The form's text values from a step's config. */
+function toValues(type: StepType, config: Record<string, any>): Values {
+  switch (type) {
+    case 'SEND_EMAIL':
+      return { templateId: config.templateId ?? '', to: config.to ?? '' };
+    case 'DELAY':
+      return { amount: String(config.amount ?? 1), unit: config.unit ?? 'hours' };
+    case 'WAIT_FOR_EVENT':
+      return { eventName: config.eventName ?? '', timeoutSeconds: config.timeoutSeconds === undefined ? '' : String(config.timeoutSeconds) };
+    case 'CONDITION':
+      return { field: config.field ?? '', operator: config.operator ?? 'equals', value: config.value === undefined ? '' : typeof config.value === 'string' ? config.value : JSON.stringify(config.value) };
+    case 'WEBHOOK':
+      return {
+        url: config.url ?? '',
+        method: config.method ?? 'POST',
+        headers: config.headers ? JSON.stringify(config.headers, null, 2) : '',
+        body: config.body === undefined ? '' : typeof config.body === 'string' ? config.body : JSON.stringify(config.body, null, 2),
+      };
+    case 'UPDATE_CONTACT':
+      return { data: config.data ? JSON.stringify(config.data, null, 2) : '', subscribed: config.subscribed === undefined ? 'unchanged' : String(config.subscribed) };
+    case 'EXIT':
+      return { reason: config.reason ?? '' };
+    default:
+      return {};
+  }
+}
+
+function json(text: string, what: string): unknown {
+  try {
+    return JSON.parse(text);
+  } catch {
+    throw new Error(`${what} is not valid JSON.`);
+  }
+}
+
+/** A typed value for a CONDITION: numbers, true/false as such, anything else as text. */
+function conditionValue(text: string): unknown {
+  if (/^-?\d+(\.\d+)?$/.test(text.trim())) return Number(text);
+  if (text === 'true' || text === 'false') return text === 'true';
+  return text;
+}
+
+/** The config the API takes, from the form's values (the server checks it and names what is wrong). */
+function toConfig(type: StepType, v: Values): Record<string, unknown> {
+  switch (type) {
+    case 'SEND_EMAIL':
+      return { templateId: v.templateId, ...(v.to ? { to: v.to } : {}) };
+    case 'DELAY':
+      return { amount: Number(v.amount), unit: v.unit };
+    case 'WAIT_FOR_EVENT':
+      return { eventName: v.eventName, ...(v.timeoutSeconds ? { timeoutSeconds: Number(v.timeoutSeconds) } : {}) };
+    case 'CONDITION':
+      return { field: v.field, operator: v.operator, ...(v.operator === 'exists' || v.operator === 'notExists' ? {} : { value: conditionValue(v.value ?? '') }) };
+    case 'WEBHOOK': {
+      const body = v.body?.trim() ? (v.body.trim().startsWith('{') ? json(v.body, 'Body') : v.body) : undefined;
+      return { url: v.url, method: v.method, ...(v.headers?.trim() ? { headers: json(v.headers, 'Headers') } : {}), ...(body === undefined ? {} : { body }) };
+    }
+    case 'UPDATE_CONTACT':
+      return { ...(v.data?.trim() ? { data: json(v.data, 'Data') } : {}), ...(v.subscribed === 'unchanged' ? {} : { subscribed: v.subscribed === 'true' }) };
+    case 'EXIT':
+      return v.reason ? { reason: v.reason } : {};
+    default:
+      return {};
+  }
+}
+
+/**
+ * The config form of one step type. Edits not yet saved are kept in localStorage under `draftKey`
+ * until saved, so a reload does not lose them.
+ */
+export function StepForm({
+  type,
+  config,
+  draftKey,
+  submitLabel,
+  pending,
+  error,
+  readOnly,
+  onSubmit,
+  onCancel,
+}: {
+  type: StepType;
+  config: Record<string, unknown>;
+  draftKey: string;
+  submitLabel: string;
+  pending: boolean;
+  error: unknown;
+  readOnly?: boolean;
+  onSubmit: (config: Record<string, unknown>) => void;
+  onCancel?: () => void;
+}) {
+  const [values, setValues] = useState<Values>(() => {
+    const saved = localStorage.getItem(draftKey);
+    return saved ? { ...toValues(type, config), ...JSON.parse(saved) } : toValues(type, config);
+  });
+  const [local, setLocal] = useState<string>();
+  const templates = useQuery({
+    queryKey: ['templates-for-steps'],
+    queryFn: async () => (await call(api.GET('/templates'))).data,
+    enabled: type === 'SEND_EMAIL',
+  });
+  useEffect(() => {
+    const saved = localStorage.getItem(draftKey);
+    setValues(saved ? { ...toValues(type, config), ...JSON.parse(saved) } : toValues(type, config));
+  }, [draftKey, type, JSON.stringify(config)]);
+  const set = (name: string) => (value: string | number | null) => {
+    const next = { ...values, [name]: value === null ? '' : String(value) };
+    setValues(next);
+    localStorage.setItem(draftKey, JSON.stringify(next));
+  };
+  const text = (name: string) => ({ value: values[name] ?? '', onChange: (e: { currentTarget: { value: string } }) => set(name)(e.currentTarget.value), readOnly });
+  const fieldError = (name: string) => asApiError(error)?.field(`config.${name}`);
+  const submit = () => {
+    try {
+      setLocal(undefined);
+      onSubmit(toConfig(type, values));
+    } catch (e) {
+      setLocal((e as Error).message);
+    }
+  };
+  const template = templates.data?.find((t) => t.id === values.templateId);
+
+  return (
+    <form
+      onSubmit={(e) => {
+        e.preventDefault();
+        submit();
+      }}
+      aria-label={`${STEP_LABELS[type]} settings`}
+    >
+      <Stack gap="sm">
+        {type === 'SEND_EMAIL' && (
+          <>
+            <Select
+              label="Template"
+              required
+              data={(templates.data ?? []).map((t) => ({ value: t.id, label: t.name }))}
+              value={values.templateId || null}
+              onChange={set('templateId')}
+              error={fieldError('templateId')}
+              readOnly={readOnly}
+              searchable
+            />
+            {template && (
+              <Text size="sm" c="dimmed">
+                Subject: {template.subject} · from {template.from}
+              </Text>
+            )}
+            <TextInput label="Send to" description="Leave empty to send to the contact." {...text('to')} error={fieldError('to')} />
+          </>
+        )}
+        {type === 'DELAY' && (
+          <Group grow>
+            <NumberInput label="Wait" min={1} required value={values.amount} onChange={set('amount')} error={fieldError('amount')} readOnly={readOnly} />
+            <Select label="Unit" data={['seconds', 'minutes', 'hours', 'days']} value={values.unit} onChange={set('unit')} allowDeselect={false} readOnly={readOnly} />
+          </Group>
+        )}
+        {type === 'WAIT_FOR_EVENT' && (
+          <>
+            <TextInput label="Event name" required {...text('eventName')} error={fieldError('eventName')} />
+            <NumberInput
+              label="Timeout (seconds)"
+              description="Optional. With a timeout the step has an 'event' and a 'timeout' way out."
+              min={1}
+              value={values.timeoutSeconds}
+              onChange={set('timeoutSeconds')}
+              error={fieldError('timeoutSeconds')}
+              readOnly={readOnly}
+            />
+          </>
+        )}
+        {type === 'CONDITION' && (
+          <>
+            <TextInput label="Field" description="email, subscribed, data.<key>, event.<key> or context.<key>" required {...text('field')} error={fieldError('field')} />
+            <Select label="Operator" data={OPERATORS} value={values.operator} onChange={set('operator')} allowDeselect={false} readOnly={readOnly} error={fieldError('operator')} />
+            {values.operator !== 'exists' && values.operator !== 'notExists' && <TextInput label="Value" {...text('value')} error={fieldError('value')} />}
+          </>
+        )}
+        {type === 'WEBHOOK' && (
+          <>
+            <TextInput label="URL" required {...text('url')} error={fieldError('url')} />
+            <Select label="Method" data={['POST', 'PUT', 'PATCH', 'GET']} value={values.method} onChange={set('method')} allowDeselect={false} readOnly={readOnly} />
+            <Textarea label="Headers (JSON)" autosize minRows={2} {...text('headers')} error={fieldError('headers')} />
+            <Textarea
+              label="Body"
+              description="Empty sends { contact, workflow, execution, event }. Text or JSON; placeholders such as {{ email }}, {{ data.plan }}, {{ event.orderId }} are filled in."
+              autosize
+              minRows={3}
+              {...text('body')}
+              error={fieldError('body')}
+            />
+          </>
+        )}
+        {type === 'UPDATE_CONTACT' && (
+          <>
+            <Textarea label="Data (JSON)" description='For example {"plan": "pro"}; null removes a key.' autosize minRows={2} {...text('data')} error={fieldError('data')} />
+            <Select
+              label="Subscription"
+              data={[
+                { value: 'unchanged', label: 'Leave as is' },
+                { value: 'true', label: 'Subscribe' },
+                { value: 'false', label: 'Unsubscribe' },
+              ]}
+              value={values.subscribed}
+              onChange={set('subscribed')}
+              allowDeselect={false}
+              readOnly={readOnly}
+            />
+          </>
+        )}
+        {type === 'EXIT' && <TextInput label="Reason" {...text('reason')} error={fieldError('reason')} />}
+        {local && (
+          <Text c="red.9" size="sm" role="alert">
+            {local}
+          </Text>
+        )}
+        <ErrorMessage error={error} shownFields={['config']} />
+        {!readOnly && (
+          <Group justify="flex-end">
+            {onCancel && (
+              <Button variant="default" onClick={onCancel}>
+                Cancel
+              </Button>
+            )}
+            <Button type="submit" loading={pending}>
+              {submitLabel}
+            </Button>
+          </Group>
+        )}
+      </Stack>
+    </form>
+  );
+}
+
+export const clearDraft = (draftKey: string) => localStorage.removeItem(draftKey);
