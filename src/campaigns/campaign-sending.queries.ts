@@ -1,12 +1,53 @@
 import type { Queryable } from '../db/index.ts';
+import type { ContactRow } from '../contacts/contacts.schemas.ts';
 import type { CampaignRow } from './campaigns.schemas.ts';
 
 /** A predicate over contacts `c` with its bound parameters (audience.ts builds it). */
 export type Audience = { predicate: string; params: unknown[] };
 
+/** The narrowing of a non-TRANSACTIONAL campaign's selection (audience.ts). */
+export const SUBSCRIBED = 'c.subscribed';
+
+/**
+ * A contact on the project's suppression list (by address, as insertAudienceRecords matches it): a
+ * send makes it a SUPPRESSED record, never a message. The project is `$1` in every Audience.
+ */
+const SUPPRESSED = 'EXISTS (SELECT 1 FROM suppressions s WHERE s.project_id = $1 AND s.email = c.email)';
+
+/** The contacts a send would mail now: the audience less the suppressed (a campaign's `totalRecipients`). */
 export async function countAudience(db: Queryable, audience: Audience): Promise<number> {
-  const rows = await db.query<{ total: number }>(`SELECT count(*)::int AS total FROM contacts c WHERE ${audience.predicate}`, audience.params);
+  const rows = await db.query<{ total: number }>(`SELECT count(*)::int AS total FROM contacts c WHERE ${audience.predicate} AND NOT ${SUPPRESSED}`, audience.params);
   return rows[0]?.total ?? 0;
+}
+
+export type AudienceBreakdown = { total: number; eligible: number; suppressed: number; snoozed: number; unsubscribed: number };
+
+/**
+ * The audience check (contract §15) in one pass over the selection: `eligible` is the send's own
+ * predicate (the selection narrowed by SUBSCRIBED, as audienceOf narrows it) less the suppressed,
+ * as countAudience counts it; each other contact counts once, under the first of suppressed,
+ * snoozed, unsubscribed.
+ */
+export async function breakdownAudience(db: Queryable, selection: Audience, subscribedOnly: boolean): Promise<AudienceBreakdown> {
+  const narrowing = subscribedOnly ? SUBSCRIBED : 'true';
+  const rows = await db.query<AudienceBreakdown>(
+    `SELECT count(*)::int AS total,
+       count(*) FILTER (WHERE ${narrowing} AND NOT suppressed)::int AS eligible,
+       count(*) FILTER (WHERE suppressed)::int AS suppressed,
+       count(*) FILTER (WHERE NOT (${narrowing}) AND NOT suppressed AND c.snoozed_until IS NOT NULL)::int AS snoozed,
+       count(*) FILTER (WHERE NOT (${narrowing}) AND NOT suppressed AND c.snoozed_until IS NULL)::int AS unsubscribed
+     FROM (SELECT c.*, ${SUPPRESSED} AS suppressed FROM contacts c WHERE ${selection.predicate}) c`,
+    selection.params,
+  );
+  return rows[0]!;
+}
+
+/** Up to `limit` contacts a send would mail now, oldest first. */
+export async function sampleAudience(db: Queryable, audience: Audience, limit: number): Promise<ContactRow[]> {
+  return db.query<ContactRow>(
+    `SELECT c.* FROM contacts c WHERE ${audience.predicate} AND NOT ${SUPPRESSED} ORDER BY c.created_at, c.id LIMIT ${Math.trunc(limit)}`,
+    audience.params,
+  );
 }
 
 /**
@@ -41,11 +82,14 @@ export async function insertAudienceRecords(
   );
 }
 
-/** Marks the audience fixed with the number of records made; the campaign may now become SENT. */
+/**
+ * Marks the audience fixed with the number of records to mail (the SUPPRESSED ones are not, so
+ * `sentCount / totalRecipients` is the send's progress); the campaign may now become SENT.
+ */
 export async function markAudienceFixed(tx: Queryable, projectId: string, campaignId: string): Promise<number> {
   const rows = await tx.query<{ total: number }>(
     `UPDATE campaigns SET audience_fixed_at = now(), updated_at = now(),
-       total_recipients = (SELECT count(*)::int FROM emails WHERE project_id = $1 AND campaign_id = $2)
+       total_recipients = (SELECT count(*)::int FROM emails WHERE project_id = $1 AND campaign_id = $2 AND status <> 'SUPPRESSED')
      WHERE project_id = $1 AND id = $2
      RETURNING total_recipients AS total`,
     [projectId, campaignId],

@@ -2,14 +2,19 @@ import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import type { Deps } from '../deps.ts';
 import { projectOf } from '../http/auth.ts';
+import { campaignRecipients, checkAudience, checkCampaignAudience } from './campaign-audience.service.ts';
 import { cancelCampaign, sendCampaign, sendTestEmail } from './campaign-sending.service.ts';
 import {
+  audienceCheck,
+  audienceCheckBody,
   campaignBody,
   campaignEnvelope,
   campaignIdParams,
   campaignPage,
   campaignStats,
   listCampaignsQuery,
+  recipientPage,
+  recipientsQuery,
   sendCampaignBody,
   testCampaignBody,
   testSentResponse,
@@ -94,5 +99,29 @@ export const campaignsRoutes: FastifyPluginAsyncZod<Deps> = async (app, deps) =>
     '/campaigns/:id/stats',
     { config, schema: { tags, security, summary: 'Counters of the campaign, by outcome', params, response: { 200: z.object({ success: z.literal(true), data: campaignStats }) } } },
     async (request) => ({ success: true as const, data: await statsOf(deps, projectOf(request).id, request.params.id) }),
+  );
+
+  app.post(
+    '/campaigns/audience',
+    {
+      config,
+      schema: {
+        tags, security, body: audienceCheckBody, response: { 200: audienceCheck },
+        summary: 'Audience check: how many a send would mail now, how many are excluded and why, with a sample (docs/campaigns.md)',
+      },
+    },
+    async (request) => checkAudience(deps, projectOf(request).id, request.body),
+  );
+
+  app.get(
+    '/campaigns/:id/audience',
+    { config, schema: { tags, security, summary: "Audience check of a DRAFT or SCHEDULED campaign", params, response: { 200: audienceCheck } } },
+    async (request) => checkCampaignAudience(deps, projectOf(request).id, request.params.id),
+  );
+
+  app.get(
+    '/campaigns/:id/recipients',
+    { config, schema: { tags, security, summary: "The campaign's recipients (its email records) with each one's status", params, querystring: recipientsQuery, response: { 200: recipientPage } } },
+    async (request) => campaignRecipients(deps, projectOf(request).id, request.params.id, request.query),
   );
 };

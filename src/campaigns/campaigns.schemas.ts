@@ -1,4 +1,6 @@
 import { z } from 'zod';
+import { contactSchema } from '../contacts/contacts.schemas.ts';
+import { EMAIL_STATUSES } from '../emails/emails.queries.ts';
 import { offsetPage, offsetPageFields, sortFields } from '../pagination.ts';
 
 export const CAMPAIGN_TYPES = ['TRANSACTIONAL', 'MARKETING', 'HEADLESS'] as const;
@@ -180,3 +182,43 @@ export const campaignStats = z.object({
 export type CampaignStats = z.infer<typeof campaignStats>;
 
 export const testSentResponse = z.object({ success: z.literal(true), message: z.string(), data: z.object({ emailId: z.uuid(), to: z.string() }) });
+
+/** POST /campaigns/audience: the audience part of a campaign body (its companions checked as create checks them). */
+export const audienceCheckBody = z.object({
+  type: z.enum(CAMPAIGN_TYPES).optional().describe('MARKETING when omitted; TRANSACTIONAL campaigns exclude only the suppressed'),
+  audienceType: z.enum(AUDIENCE_TYPES),
+  segmentId: z.uuid().nullish(),
+  audienceCondition: z.record(z.string(), z.unknown()).nullish(),
+});
+export type AudienceCheckInput = z.infer<typeof audienceCheckBody>;
+
+export const audienceCheck = z.object({
+  total: z.number().int().describe('contacts the audience selects'),
+  eligible: z.number().int().describe('contacts a send started now would mail: its totalRecipients'),
+  excluded: z
+    .object({ unsubscribed: z.number().int(), suppressed: z.number().int(), snoozed: z.number().int() })
+    .describe('why the others would not be mailed; each contact once, under the first of suppressed, snoozed, unsubscribed'),
+  sample: z.array(contactSchema).describe('up to 10 eligible contacts'),
+});
+export type AudienceCheck = z.infer<typeof audienceCheck>;
+
+export const recipientsQuery = z.object({
+  ...offsetPageFields,
+  status: z.enum(EMAIL_STATUSES).optional(),
+  search: z.string().max(254).optional().describe('substring of the address'),
+});
+export type RecipientsInput = z.infer<typeof recipientsQuery>;
+
+export const recipientSchema = z.object({
+  emailId: z.uuid().describe('the email record: GET /emails/{emailId}'),
+  contactId: z.uuid().nullable(),
+  email: z.string(),
+  status: z.enum(EMAIL_STATUSES),
+  error: z.string().nullable(),
+  sentAt: z.string().nullable(),
+  deliveredAt: z.string().nullable(),
+  openedAt: z.string().nullable(),
+  clickedAt: z.string().nullable(),
+});
+export const recipientPage = offsetPage(recipientSchema);
+export type RecipientPage = z.infer<typeof recipientPage>;

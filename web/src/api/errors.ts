@@ -1,5 +1,6 @@
+import { plainFieldMessage } from '../ui/fieldErrors.ts';
 /** One field the server rejected (api.md Errors `errors[]`). */
-export type FieldError = { field: string; message: string };
+export type FieldError = { field: string; message: string; code?: string; received?: string };
 
 /** An API failure in a form a page can show next to what caused it. */
 export class ApiError extends Error {
@@ -26,9 +27,10 @@ export class ApiError extends Error {
     return new ApiError(response.status, 'HTTP_' + response.status, `The server answered ${response.status} ${response.statusText}.`.replace(' .', '.'));
   }
 
-  /** The message of the field named `name` (or nested under it), if the server rejected it. */
+  /** The message of the field named `name` (or nested under it) in plain words, if the server rejected it. */
   field(name: string): string | undefined {
-    return this.fieldErrors.find((e) => e.field === name || e.field.startsWith(name + '.'))?.message;
+    const found = this.fieldErrors.find((e) => e.field === name || e.field.startsWith(name + '.'));
+    return found ? plainFieldMessage(found) : undefined;
   }
 }
 

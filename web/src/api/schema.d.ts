@@ -1315,6 +1315,68 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/campaigns/{id}/audience": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Audience check of a DRAFT or SCHEDULED campaign */
+        get: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    id: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @description contacts a send started now would mail: its totalRecipients */
+                            eligible: number;
+                            /** @description why the others would not be mailed; each contact once, under the first of suppressed, snoozed, unsubscribed */
+                            excluded: {
+                                snoozed: number;
+                                suppressed: number;
+                                unsubscribed: number;
+                            };
+                            /** @description up to 10 eligible contacts */
+                            sample: {
+                                createdAt: string;
+                                data: {
+                                    [key: string]: unknown;
+                                };
+                                email: string;
+                                /** Format: uuid */
+                                id: string;
+                                snoozedUntil: string | null;
+                                subscribed: boolean;
+                                updatedAt: string;
+                            }[];
+                            /** @description contacts the audience selects */
+                            total: number;
+                        };
+                    };
+                };
+            };
+        };
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/campaigns/{id}/cancel": {
         parameters: {
             query?: never;
@@ -1465,6 +1527,73 @@ export interface paths {
                 };
             };
         };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/campaigns/{id}/recipients": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The campaign's recipients (its email records) with each one's status */
+        get: {
+            parameters: {
+                query?: {
+                    page?: number;
+                    /** @description default 20; values above 100 are clamped */
+                    pageSize?: number;
+                    /** @description substring of the address */
+                    search?: string;
+                    status?: "QUEUED" | "SENDING" | "SENT" | "DELIVERED" | "OPENED" | "CLICKED" | "BOUNCED" | "COMPLAINED" | "FAILED" | "SUPPRESSED";
+                };
+                header?: never;
+                path: {
+                    id: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            data: {
+                                clickedAt: string | null;
+                                /** Format: uuid */
+                                contactId: string | null;
+                                deliveredAt: string | null;
+                                email: string;
+                                /**
+                                 * Format: uuid
+                                 * @description the email record: GET /emails/{emailId}
+                                 */
+                                emailId: string;
+                                error: string | null;
+                                openedAt: string | null;
+                                sentAt: string | null;
+                                /** @enum {string} */
+                                status: "QUEUED" | "SENDING" | "SENT" | "DELIVERED" | "OPENED" | "CLICKED" | "BOUNCED" | "COMPLAINED" | "FAILED" | "SUPPRESSED";
+                            }[];
+                            page: number;
+                            pageSize: number;
+                            total: number;
+                            totalPages: number;
+                        };
+                    };
+                };
+            };
+        };
+        put?: never;
+        post?: never;
         delete?: never;
         options?: never;
         head?: never;
@@ -1660,6 +1789,83 @@ export interface paths {
                             message: string;
                             /** @enum {boolean} */
                             success: true;
+                        };
+                    };
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/campaigns/audience": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Audience check: how many a send would mail now, how many are excluded and why, with a sample (docs/campaigns.md) */
+        post: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": {
+                        audienceCondition?: {
+                            [key: string]: unknown;
+                        } | null;
+                        /** @enum {string} */
+                        audienceType: "ALL" | "SEGMENT" | "FILTERED";
+                        /** Format: uuid */
+                        segmentId?: string | null;
+                        /**
+                         * @description MARKETING when omitted; TRANSACTIONAL campaigns exclude only the suppressed
+                         * @enum {string}
+                         */
+                        type?: "TRANSACTIONAL" | "MARKETING" | "HEADLESS";
+                    };
+                };
+            };
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @description contacts a send started now would mail: its totalRecipients */
+                            eligible: number;
+                            /** @description why the others would not be mailed; each contact once, under the first of suppressed, snoozed, unsubscribed */
+                            excluded: {
+                                snoozed: number;
+                                suppressed: number;
+                                unsubscribed: number;
+                            };
+                            /** @description up to 10 eligible contacts */
+                            sample: {
+                                createdAt: string;
+                                data: {
+                                    [key: string]: unknown;
+                                };
+                                email: string;
+                                /** Format: uuid */
+                                id: string;
+                                snoozedUntil: string | null;
+                                subscribed: boolean;
+                                updatedAt: string;
+                            }[];
+                            /** @description contacts the audience selects */
+                            total: number;
                         };
                     };
                 };

@@ -1,5 +1,6 @@
 import { Alert } from '@mantine/core';
 import { asApiError } from '../api/errors.ts';
+import { plainFieldMessage } from './fieldErrors.ts';
 
 /**
  * The server's answer to a failed action, placed next to the control that caused it. Field errors
@@ -16,7 +17,7 @@ export function ErrorMessage({ error, shownFields = [] }: { error: unknown; show
       {apiError.message}
       {others.map((e) => (
         <div key={e.field}>
-          {e.field}: {e.message}
+          {e.field}: {plainFieldMessage(e)}
         </div>
       ))}
       {apiError.suggestion && <div>{apiError.suggestion}</div>}

@@ -1,10 +1,12 @@
-import { Anchor, Button, Checkbox, Group, SegmentedControl, Stack, Table, Text, TextInput, UnstyledButton } from '@mantine/core';
+import { Anchor, Button, Checkbox, Group, SegmentedControl, Stack, Text, TextInput } from '@mantine/core';
 import { useDebouncedValue } from '@mantine/hooks';
 import { keepPreviousData, useQuery } from '@tanstack/react-query';
 import { useState } from 'react';
 import { Link } from 'react-router';
 import { api, call } from '../../api/client.ts';
 import { projectPath, useProject } from '../../shell/project.ts';
+import type { paths } from '../../api/schema';
+import { type Column, DataTable } from '../../ui/DataTable.tsx';
 import { EmptyState } from '../../ui/EmptyState.tsx';
 import { LoadError } from '../../ui/LoadError.tsx';
 import { Loading } from '../../ui/Loading.tsx';
@@ -15,6 +17,7 @@ import { BulkBar } from './BulkBar.tsx';
 type Sort = 'createdAt' | 'email';
 type Filter = 'all' | 'true' | 'false';
 const PAGE_SIZE = 50;
+type Contact = paths['/contacts']['get']['responses'][200]['content']['application/json']['data'][number];
 
 export const contactsKey = (projectId: string) => ['contacts', projectId];
 
@@ -60,8 +63,49 @@ export function Component() {
     setSort((current) => ({ by, dir: current.by === by && current.dir === 'asc' ? 'desc' : 'asc' }));
     resetPaging();
   }
-  const ariaSort = (by: Sort) => (sort.by === by ? (sort.dir === 'asc' ? 'ascending' : 'descending') : 'none');
-  const arrow = (by: Sort) => (sort.by === by ? (sort.dir === 'asc' ? ' ↑' : ' ↓') : '');
+  const columns: Column<Contact>[] = [
+    {
+      key: 'select',
+      width: 40,
+      header: (
+        <Checkbox
+          aria-label="Select all contacts on this page"
+          checked={allSelected}
+          indeterminate={!allSelected && rows.some((c) => selected.has(c.id))}
+          onChange={() => setSelected(allSelected ? new Set() : new Set(rows.map((c) => c.id)))}
+        />
+      ),
+      cell: (contact) => (
+        <Checkbox
+          aria-label={`Select ${contact.email}`}
+          checked={selected.has(contact.id)}
+          onChange={() =>
+            setSelected((current) => {
+              const next = new Set(current);
+              if (!next.delete(contact.id)) next.add(contact.id);
+              return next;
+            })
+          }
+        />
+      ),
+    },
+    {
+      key: 'email',
+      header: 'Email',
+      sortable: true,
+      cell: (contact) => (
+        <Anchor component={Link} to={projectPath(project.id, 'contacts', contact.id)} style={{ wordBreak: 'break-all' }}>
+          {contact.email}
+        </Anchor>
+      ),
+    },
+    {
+      key: 'subscription',
+      header: 'Subscription',
+      cell: (contact) => <StatusBadge tone={contact.subscribed ? 'good' : 'neutral'}>{contact.subscribed ? 'Subscribed' : 'Unsubscribed'}</StatusBadge>,
+    },
+    { key: 'createdAt', header: 'Created', sortable: true, cell: (contact) => <Text size="sm">{new Date(contact.createdAt).toLocaleString()}</Text> },
+  ];
 
   return (
     <Stack maw={1200}>
@@ -120,63 +164,7 @@ export function Component() {
         </EmptyState>
       )}
       {rows.length > 0 && (
-        <Table.ScrollContainer minWidth={560}>
-          <Table striped highlightOnHover aria-label="Contacts" aria-busy={contacts.isFetching}>
-            <Table.Thead>
-              <Table.Tr>
-                <Table.Th w={40}>
-                  <Checkbox
-                    aria-label="Select all contacts on this page"
-                    checked={allSelected}
-                    indeterminate={!allSelected && rows.some((c) => selected.has(c.id))}
-                    onChange={() => setSelected(allSelected ? new Set() : new Set(rows.map((c) => c.id)))}
-                  />
-                </Table.Th>
-                <Table.Th aria-sort={ariaSort('email')}>
-                  <UnstyledButton onClick={() => sortBy('email')} fw={600} fz="sm">
-                    Email{arrow('email')}
-                  </UnstyledButton>
-                </Table.Th>
-                <Table.Th>Subscription</Table.Th>
-                <Table.Th aria-sort={ariaSort('createdAt')}>
-                  <UnstyledButton onClick={() => sortBy('createdAt')} fw={600} fz="sm">
-                    Created{arrow('createdAt')}
-                  </UnstyledButton>
-                </Table.Th>
-              </Table.Tr>
-            </Table.Thead>
-            <Table.Tbody>
-              {rows.map((contact) => (
-                <Table.Tr key={contact.id}>
-                  <Table.Td>
-                    <Checkbox
-                      aria-label={`Select ${contact.email}`}
-                      checked={selected.has(contact.id)}
-                      onChange={() =>
-                        setSelected((current) => {
-                          const next = new Set(current);
-                          if (!next.delete(contact.id)) next.add(contact.id);
-                          return next;
-                        })
-                      }
-                    />
-                  </Table.Td>
-                  <Table.Td>
-                    <Anchor component={Link} to={projectPath(project.id, 'contacts', contact.id)} style={{ wordBreak: 'break-all' }}>
-                      {contact.email}
-                    </Anchor>
-                  </Table.Td>
-                  <Table.Td>
-                    <StatusBadge tone={contact.subscribed ? 'good' : 'neutral'}>{contact.subscribed ? 'Subscribed' : 'Unsubscribed'}</StatusBadge>
-                  </Table.Td>
-                  <Table.Td>
-                    <Text size="sm">{new Date(contact.createdAt).toLocaleString()}</Text>
-                  </Table.Td>
-                </Table.Tr>
-              ))}
-            </Table.Tbody>
-          </Table>
-        </Table.ScrollContainer>
+        <DataTable label="Contacts" rows={rows} rowKey={(c) => c.id} columns={columns} busy={contacts.isFetching} sort={sort} onSort={(by) => sortBy(by as Sort)} />
       )}
       {contacts.data && (page > 0 || contacts.data.hasMore) && (
         <Group justify="space-between">

@@ -1,16 +1,17 @@
-import { Anchor, Button, Group, SegmentedControl, Stack, Table, Text, TextInput } from '@mantine/core';
+import { Anchor, Button, Group, SegmentedControl, Stack, Text, TextInput } from '@mantine/core';
 import { useDebouncedValue } from '@mantine/hooks';
 import { keepPreviousData, useQuery } from '@tanstack/react-query';
 import { useState } from 'react';
 import { Link } from 'react-router';
 import { api, call } from '../../api/client.ts';
 import { projectPath, useProject } from '../../shell/project.ts';
+import { type Column, DataTable } from '../../ui/DataTable.tsx';
 import { EmptyState } from '../../ui/EmptyState.tsx';
 import { LoadError } from '../../ui/LoadError.tsx';
 import { Loading } from '../../ui/Loading.tsx';
 import { PageHeader } from '../../ui/PageHeader.tsx';
 import { StatusBadge } from '../../ui/StatusBadge.tsx';
-import { TEMPLATE_TYPES, type TemplateType, TYPE_LABELS, templateKeys } from './templates.ts';
+import { TEMPLATE_TYPES, type Template, type TemplateType, TYPE_LABELS, templateKeys } from './templates.ts';
 
 const PAGE_SIZE = 25;
 type TypeFilter = 'all' | TemplateType;
@@ -37,6 +38,35 @@ export function Component() {
   const rows = templates.data?.data ?? [];
   const filtered = debouncedSearch !== '' || type !== 'all';
   const totalPages = templates.data?.totalPages ?? 0;
+  const columns: Column<Template>[] = [
+    {
+      key: 'name',
+      header: 'Name',
+      cell: (template) => (
+        <>
+          <Anchor component={Link} to={projectPath(project.id, 'templates', template.id)} fw={600}>
+            {template.name}
+          </Anchor>
+          {template.description && (
+            <Text size="xs" c="dimmed" lineClamp={1}>
+              {template.description}
+            </Text>
+          )}
+        </>
+      ),
+    },
+    {
+      key: 'subject',
+      header: 'Subject',
+      cell: (template) => (
+        <Text size="sm" lineClamp={2} style={{ wordBreak: 'break-word' }}>
+          {template.subject}
+        </Text>
+      ),
+    },
+    { key: 'type', header: 'Type', cell: (template) => <StatusBadge tone={template.type === 'MARKETING' ? 'info' : 'neutral'}>{TYPE_LABELS[template.type]}</StatusBadge> },
+    { key: 'updated', header: 'Updated', cell: (template) => <Text size="sm">{new Date(template.updatedAt).toLocaleString()}</Text> },
+  ];
 
   return (
     <Stack maw={1200}>
@@ -90,45 +120,7 @@ export function Component() {
         </EmptyState>
       )}
       {rows.length > 0 && (
-        <Table.ScrollContainer minWidth={640}>
-          <Table striped highlightOnHover aria-label="Templates" aria-busy={templates.isFetching}>
-            <Table.Thead>
-              <Table.Tr>
-                <Table.Th>Name</Table.Th>
-                <Table.Th>Subject</Table.Th>
-                <Table.Th>Type</Table.Th>
-                <Table.Th>Updated</Table.Th>
-              </Table.Tr>
-            </Table.Thead>
-            <Table.Tbody>
-              {rows.map((template) => (
-                <Table.Tr key={template.id}>
-                  <Table.Td>
-                    <Anchor component={Link} to={projectPath(project.id, 'templates', template.id)} fw={600}>
-                      {template.name}
-                    </Anchor>
-                    {template.description && (
-                      <Text size="xs" c="dimmed" lineClamp={1}>
-                        {template.description}
-                      </Text>
-                    )}
-                  </Table.Td>
-                  <Table.Td>
-                    <Text size="sm" lineClamp={2} style={{ wordBreak: 'break-word' }}>
-                      {template.subject}
-                    </Text>
-                  </Table.Td>
-                  <Table.Td>
-                    <StatusBadge tone={template.type === 'MARKETING' ? 'info' : 'neutral'}>{TYPE_LABELS[template.type]}</StatusBadge>
-                  </Table.Td>
-                  <Table.Td>
-                    <Text size="sm">{new Date(template.updatedAt).toLocaleString()}</Text>
-                  </Table.Td>
-                </Table.Tr>
-              ))}
-            </Table.Tbody>
-          </Table>
-        </Table.ScrollContainer>
+        <DataTable label="Templates" rows={rows} rowKey={(t) => t.id} columns={columns} minWidth={640} busy={templates.isFetching} />
       )}
       {templates.data && totalPages > 1 && (
         <Group justify="space-between">
