@@ -1,5 +1,6 @@
 import type { Queryable } from '../db/index.ts';
 import { containsPattern } from '../db/like.ts';
+import type { ContentFormat } from './formats.ts';
 import type { TemplateRow, TemplateType } from './templates.schemas.ts';
 
 /** Column values of a template write; `undefined` leaves a column unchanged on update. */
@@ -12,14 +13,32 @@ export type TemplateValues = {
   fromName: string | null;
   replyTo: string | null;
   type: TemplateType;
+  format: ContentFormat;
+  source: string | null;
+  editorState: unknown;
 };
+
+const json = (value: unknown) => (value === null || value === undefined ? null : JSON.stringify(value));
 
 export async function insertTemplate(db: Queryable, projectId: string, values: TemplateValues): Promise<TemplateRow> {
   const rows = await db.query<TemplateRow>(
-    `INSERT INTO templates (project_id, name, description, subject, body, from_email, from_name, reply_to, type)
-     VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9)
+    `INSERT INTO templates (project_id, name, description, subject, body, from_email, from_name, reply_to, type, format, source, editor_state)
+     VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12::jsonb)
      RETURNING *`,
-    [projectId, values.name, values.description, values.subject, values.body, values.fromEmail, values.fromName, values.replyTo, values.type],
+    [
+      projectId,
+      values.name,
+      values.description,
+      values.subject,
+      values.body,
+      values.fromEmail,
+      values.fromName,
+      values.replyTo,
+      values.type,
+      values.format,
+      values.source,
+      json(values.editorState),
+    ],
   );
   return rows[0]!;
 }
@@ -39,21 +58,24 @@ export async function updateTemplate(
   id: string,
   patch: Partial<TemplateValues>,
 ): Promise<TemplateRow | undefined> {
-  const columns: Array<[keyof TemplateValues, string]> = [
-    ['name', 'name'],
-    ['description', 'description'],
-    ['subject', 'subject'],
-    ['body', 'body'],
-    ['fromEmail', 'from_email'],
-    ['fromName', 'from_name'],
-    ['replyTo', 'reply_to'],
-    ['type', 'type'],
+  const columns: Array<[keyof TemplateValues, string, 'text' | 'jsonb']> = [
+    ['name', 'name', 'text'],
+    ['description', 'description', 'text'],
+    ['subject', 'subject', 'text'],
+    ['body', 'body', 'text'],
+    ['fromEmail', 'from_email', 'text'],
+    ['fromName', 'from_name', 'text'],
+    ['replyTo', 'reply_to', 'text'],
+    ['type', 'type', 'text'],
+    ['format', 'format', 'text'],
+    ['source', 'source', 'text'],
+    ['editorState', 'editor_state', 'jsonb'],
   ];
   const params: unknown[] = [projectId, id];
-  const assignments = columns.map(([key, column]) => {
-    params.push(patch[key] !== undefined, patch[key] ?? null);
+  const assignments = columns.map(([key, column, type]) => {
+    params.push(patch[key] !== undefined, type === 'jsonb' ? json(patch[key]) : (patch[key] ?? null));
     const flag = params.length - 1;
-    return `${column} = CASE WHEN $${flag}::boolean THEN $${flag + 1}::text ELSE t.${column} END`;
+    return `${column} = CASE WHEN $${flag}::boolean THEN $${flag + 1}::${type} ELSE t.${column} END`;
   });
   const rows = await db.query<TemplateRow>(
     `UPDATE templates AS t SET ${assignments.join(', ')}, updated_at = now()
@@ -81,8 +103,9 @@ export async function deleteTemplate(db: Queryable, projectId: string, id: strin
 /** A copy of a template under a new id and name, in one statement; undefined when not found. */
 export async function duplicateTemplate(db: Queryable, projectId: string, id: string, nameSuffix: string, maxName: number): Promise<{ id: string } | undefined> {
   const rows = await db.query<{ id: string }>(
-    `INSERT INTO templates (project_id, name, description, subject, body, from_email, from_name, reply_to, type)
-     SELECT project_id, left(name, $4::int - length($3::text)) || $3::text, description, subject, body, from_email, from_name, reply_to, type
+    `INSERT INTO templates (project_id, name, description, subject, body, from_email, from_name, reply_to, type, format, source, editor_state)
+     SELECT project_id, left(name, $4::int - length($3::text)) || $3::text, description, subject, body, from_email, from_name, reply_to, type,
+            format, source, editor_state
      FROM templates WHERE project_id = $1 AND id = $2
      RETURNING id`,
     [projectId, id, nameSuffix, maxName],
@@ -137,5 +160,59 @@ export async function findContact(db: Queryable, projectId: string, id: string) 
     projectId,
     id,
   ]);
+  return rows[0];
+}
+
+// --- History (docs/templates.md) ----------------------------------------------------------------
+
+/** A template_versions row, with its author's email when a user saved it. */
+export type TemplateVersionRow = {
+  version: number;
+  subject: string;
+  body: string;
+  format: ContentFormat;
+  source: string | null;
+  editor_state: unknown;
+  created_at: Date | string;
+  created_by: string | null;
+  created_by_email: string | null;
+};
+
+/** Keeps a template's current content as its next version. */
+export async function insertVersion(db: Queryable, projectId: string, row: TemplateRow, createdBy: string | null): Promise<void> {
+  await db.query(
+    `INSERT INTO template_versions (project_id, template_id, version, subject, body, format, source, editor_state, created_by)
+     SELECT $1, $2, coalesce(max(version), 0) + 1, $3, $4, $5, $6, $7::jsonb, $8
+     FROM template_versions WHERE project_id = $1 AND template_id = $2`,
+    [projectId, row.id, row.subject, row.body, row.format, row.source, json(row.editor_state), createdBy],
+  );
+}
+
+// users is a reference table on Citus: joining it stays on the project's node.
+const VERSION_COLUMNS = `v.version, v.subject, v.format, v.created_at, v.created_by, u.email AS created_by_email`;
+
+export async function listVersions(db: Queryable, projectId: string, templateId: string, limit: number): Promise<TemplateVersionRow[]> {
+  return db.query<TemplateVersionRow>(
+    `SELECT ${VERSION_COLUMNS}, NULL AS body, NULL AS source, NULL AS editor_state
+     FROM template_versions v LEFT JOIN users u ON u.id = v.created_by
+     WHERE v.project_id = $1 AND v.template_id = $2
+     ORDER BY v.version DESC LIMIT $3`,
+    [projectId, templateId, limit],
+  );
+}
+
+export async function findVersion(db: Queryable, projectId: string, templateId: string, version: number): Promise<TemplateVersionRow | undefined> {
+  const rows = await db.query<TemplateVersionRow>(
+    `SELECT ${VERSION_COLUMNS}, v.body, v.source, v.editor_state
+     FROM template_versions v LEFT JOIN users u ON u.id = v.created_by
+     WHERE v.project_id = $1 AND v.template_id = $2 AND v.version = $3`,
+    [projectId, templateId, version],
+  );
+  return rows[0];
+}
+
+/** The template locked for a write that compares its content before and after. */
+export async function findTemplateForUpdate(db: Queryable, projectId: string, id: string): Promise<TemplateRow | undefined> {
+  const rows = await db.query<TemplateRow>('SELECT * FROM templates WHERE project_id = $1 AND id = $2 FOR UPDATE', [projectId, id]);
   return rows[0];
 }

@@ -2,6 +2,7 @@ import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import type { Deps } from '../deps.ts';
 import { projectOf } from '../http/auth.ts';
+import { getTemplateVersion, listTemplateVersions, restoreTemplateVersion } from './templates.history.ts';
 import { previewContent, previewTemplate, sendTemplateTest } from './templates.preview.ts';
 import {
   draftPreviewBody,
@@ -16,6 +17,9 @@ import {
   templateTestBody,
   templateTestSent,
   templateUsage as templateUsageSchema,
+  templateVersion,
+  templateVersionList,
+  templateVersionParams,
 } from './templates.schemas.ts';
 import { createTemplate, deleteTemplate, duplicateTemplate, getTemplate, listTemplates, templateUsage, updateTemplate } from './templates.service.ts';
 
@@ -46,7 +50,7 @@ export const templatesRoutes: FastifyPluginAsyncZod<Deps> = async (app, deps) =>
         response: { 201: templateSchema },
       },
     },
-    async (request, reply) => reply.status(201).send(await createTemplate(deps, projectOf(request).id, request.body)),
+    async (request, reply) => reply.status(201).send(await createTemplate(deps, projectOf(request).id, request.body, request.user?.id)),
   );
 
   app.get(
@@ -61,12 +65,12 @@ export const templatesRoutes: FastifyPluginAsyncZod<Deps> = async (app, deps) =>
       config,
       schema: { tags, security, summary: 'Update some fields of a template', params: templateIdParams, body: templateBody, response: { 200: templateSchema } },
     },
-    async (request) => updateTemplate(deps, projectOf(request).id, request.params.id, request.body),
+    async (request) => updateTemplate(deps, projectOf(request).id, request.params.id, request.body, request.user?.id),
   );
 
   app.delete(
     '/templates/:id',
-    { config, schema: { tags, security, summary: 'Delete a template', params: templateIdParams, response: { 204: z.null() } } },
+    { config, schema: { tags, security, summary: 'Delete a template; 409 naming them while an unsent campaign or a workflow uses it', params: templateIdParams, response: { 204: z.null() } } },
     async (request, reply) => {
       await deleteTemplate(deps, projectOf(request).id, request.params.id);
       return reply.status(204).send(null);
@@ -79,7 +83,7 @@ export const templatesRoutes: FastifyPluginAsyncZod<Deps> = async (app, deps) =>
       config,
       schema: { tags, security, summary: 'Copy a template; returns the new id', params: templateIdParams, response: { 201: duplicatedTemplate } },
     },
-    async (request, reply) => reply.status(201).send(await duplicateTemplate(deps, projectOf(request).id, request.params.id)),
+    async (request, reply) => reply.status(201).send(await duplicateTemplate(deps, projectOf(request).id, request.params.id, request.user?.id)),
   );
 
   app.get(
@@ -89,6 +93,30 @@ export const templatesRoutes: FastifyPluginAsyncZod<Deps> = async (app, deps) =>
       schema: { tags, security, summary: 'Campaigns and workflow steps that use the template', params: templateIdParams, response: { 200: templateUsageSchema } },
     },
     async (request) => templateUsage(deps, projectOf(request).id, request.params.id),
+  );
+
+  app.get(
+    '/templates/:id/versions',
+    {
+      config,
+      schema: { tags, security, summary: 'The versions kept by saves that changed the content, newest first', params: templateIdParams, response: { 200: templateVersionList } },
+    },
+    async (request) => listTemplateVersions(deps, projectOf(request).id, request.params.id),
+  );
+
+  app.get(
+    '/templates/:id/versions/:version',
+    { config, schema: { tags, security, summary: 'One version: the subject and content then', params: templateVersionParams, response: { 200: templateVersion } } },
+    async (request) => getTemplateVersion(deps, projectOf(request).id, request.params.id, request.params.version),
+  );
+
+  app.post(
+    '/templates/:id/versions/:version/restore',
+    {
+      config,
+      schema: { tags, security, summary: 'Save a version\'s content again (kept as the newest version)', params: templateVersionParams, response: { 200: templateSchema } },
+    },
+    async (request) => restoreTemplateVersion(deps, projectOf(request).id, request.params.id, request.params.version, request.user?.id),
   );
 
   const previewSummary = 'Render with a contact\'s data as sending would; broken syntax → 400 TEMPLATE_SYNTAX_ERROR with line and column';

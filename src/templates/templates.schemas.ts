@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { offsetPage, offsetPageFields, sortFields } from '../pagination.ts';
+import { type ContentFormat, contentOut, formatFields, formatResponseFields } from './formats.ts';
 
 export const TEMPLATE_TYPES = ['TRANSACTIONAL', 'MARKETING', 'HEADLESS'] as const;
 export type TemplateType = (typeof TEMPLATE_TYPES)[number];
@@ -16,6 +17,9 @@ export type TemplateRow = {
   from_name: string | null;
   reply_to: string | null;
   type: TemplateType;
+  format: ContentFormat;
+  source: string | null;
+  editor_state: unknown;
   created_at: Date | string;
   updated_at: Date | string;
 };
@@ -34,6 +38,7 @@ export function toTemplate(row: TemplateRow): Template {
     fromName: row.from_name,
     replyTo: row.reply_to,
     type: row.type,
+    ...contentOut({ format: row.format, source: row.source, editorState: row.editor_state, body: row.body }),
     projectId: row.project_id,
     createdAt: iso(row.created_at),
     updatedAt: iso(row.updated_at),
@@ -45,11 +50,12 @@ export const templateSchema = z.object({
   name: z.string(),
   description: z.string().nullable(),
   subject: z.string(),
-  body: z.string(),
+  body: z.string().describe('the HTML that is sent; for mjml and visual, rendered from source and read-only'),
   from: z.string(),
   fromName: z.string().nullable(),
   replyTo: z.string().nullable(),
   type: z.enum(TEMPLATE_TYPES),
+  ...formatResponseFields,
   projectId: z.uuid(),
   createdAt: z.string(),
   updatedAt: z.string(),
@@ -92,6 +98,7 @@ export const templateBody = z.object({
   fromName: fields.fromName.optional(),
   replyTo: fields.replyTo.optional(),
   type: fields.type.optional(),
+  ...formatFields,
 });
 export type TemplateInput = z.infer<typeof templateBody>;
 
@@ -145,3 +152,20 @@ export type TemplatePreview = z.infer<typeof templatePreview>;
 /** POST /templates/{id}/test, shaped as POST /campaigns/{id}/test; `email` defaults to the signed-in user's. */
 export const templateTestBody = z.object({ email: email.optional() });
 export const templateTestSent = z.object({ success: z.literal(true), message: z.string(), data: z.object({ emailId: z.uuid(), to: z.string() }) });
+
+/** GET /templates/{id}/versions (docs/templates.md, History). */
+export const templateVersionSummary = z.object({
+  version: z.number().int(),
+  createdAt: z.string(),
+  createdBy: z.object({ id: z.uuid(), email: z.string().nullable() }).nullable().describe('the user who saved it; null when an API key did'),
+  subject: z.string(),
+  format: formatResponseFields.format,
+});
+export type TemplateVersionSummary = z.infer<typeof templateVersionSummary>;
+export const templateVersionList = z.object({ data: z.array(templateVersionSummary) });
+
+/** GET /templates/{id}/versions/{version}: the content then. */
+export const templateVersion = templateVersionSummary.extend({ body: z.string(), ...formatResponseFields });
+export type TemplateVersion = z.infer<typeof templateVersion>;
+
+export const templateVersionParams = z.object({ id: z.uuid(), version: z.coerce.number().int().min(1).max(2_147_483_647) });

@@ -7,7 +7,7 @@ import { uniqueDomain, verifiedDomain } from '../kit/domains.ts';
 import { client } from '../kit/http.ts';
 import { startTestServerWithDns, type TestServer } from '../kit/server.ts';
 
-const TEMPLATE_KEYS = ['body', 'createdAt', 'description', 'from', 'fromName', 'id', 'name', 'projectId', 'replyTo', 'subject', 'type', 'updatedAt'];
+const TEMPLATE_KEYS = ['body', 'createdAt', 'description', 'editorState', 'format', 'from', 'fromName', 'id', 'name', 'projectId', 'replyTo', 'source', 'subject', 'type', 'updatedAt'];
 
 describe('templates (api.md Templates; contract §5)', () => {
   let dns: DnsServer;
