@@ -14,6 +14,7 @@ const booleanString = z
 
 const nonNegativeInt = z.coerce.number().int().min(0);
 const positiveInt = z.coerce.number().int().min(1);
+const port = z.coerce.number().int().min(0).max(65535);
 
 const postgresUrl = z
   .string()
@@ -101,6 +102,15 @@ const environmentSchema = z.object({
   SYSTEM_FROM: systemFrom.optional(),
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
   SHUTDOWN_TIMEOUT_SECONDS: positiveInt.default(30),
+  // SMTP listeners (docs/smtp.md): each off unless its port is set.
+  SMTP_SUBMISSION_PORT: port.optional(),
+  SMTP_SUBMISSIONS_PORT: port.optional(),
+  SMTP_INBOUND_PORT: port.optional(),
+  SMTP_TLS_CERT: z.string().min(1).optional(),
+  SMTP_TLS_KEY: z.string().min(1).optional(),
+  SMTP_HOSTNAME: z.string().regex(/^[A-Za-z0-9.-]+$/, 'expected a host name').optional(),
+  SMTP_MAX_MESSAGE_BYTES: positiveInt.default(26_214_400),
+  SMTP_ALLOW_INSECURE_AUTH: booleanString.default(false),
 });
 
 export type Config = Readonly<{
@@ -132,6 +142,18 @@ export type Config = Readonly<{
   systemFrom: Readonly<{ address: string; name: string; domain: string }> | undefined;
   logLevel: string;
   shutdownTimeoutSeconds: number;
+  /** The SMTP listeners (docs/smtp.md); a port of 0 takes a free one (tests). */
+  smtp: Readonly<{
+    submissionPort: number | undefined;
+    submissionsPort: number | undefined;
+    inboundPort: number | undefined;
+    /** PEM certificate and key, read at start-up; STARTTLS and implicit TLS need them. */
+    tls: Readonly<{ cert: Buffer; key: Buffer }> | undefined;
+    /** The name in greetings and the MX target of domain records. */
+    hostname: string;
+    maxMessageBytes: number;
+    allowInsecureAuth: boolean;
+  }>;
 }>;
 
 export class ConfigError extends Error {
@@ -156,6 +178,9 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   }
   if (e.DATABASE_DISTRIBUTION === 'citus' && !e.DATABASE_URL) {
     throw new ConfigError('Invalid configuration: DATABASE_DISTRIBUTION: citus needs DATABASE_URL (the coordinator)');
+  }
+  if (e.SMTP_SUBMISSIONS_PORT !== undefined && !(e.SMTP_TLS_CERT && e.SMTP_TLS_KEY)) {
+    throw new ConfigError('Invalid configuration: SMTP_SUBMISSIONS_PORT: implicit TLS needs SMTP_TLS_CERT and SMTP_TLS_KEY');
   }
   const dataDir = resolve(e.DATA_DIR);
   return Object.freeze({
@@ -182,7 +207,27 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     systemFrom: e.SYSTEM_FROM && Object.freeze(e.SYSTEM_FROM),
     logLevel: e.LOG_LEVEL,
     shutdownTimeoutSeconds: e.SHUTDOWN_TIMEOUT_SECONDS,
+    smtp: Object.freeze({
+      submissionPort: e.SMTP_SUBMISSION_PORT,
+      submissionsPort: e.SMTP_SUBMISSIONS_PORT,
+      inboundPort: e.SMTP_INBOUND_PORT,
+      tls: smtpTls(e.SMTP_TLS_CERT, e.SMTP_TLS_KEY),
+      hostname: e.SMTP_HOSTNAME ?? new URL(e.PUBLIC_URL ?? 'http://localhost').hostname,
+      maxMessageBytes: e.SMTP_MAX_MESSAGE_BYTES,
+      allowInsecureAuth: e.SMTP_ALLOW_INSECURE_AUTH,
+    }),
   });
+}
+
+/** The PEM files of SMTP_TLS_CERT and SMTP_TLS_KEY, both or neither. */
+function smtpTls(certFile: string | undefined, keyFile: string | undefined): Readonly<{ cert: Buffer; key: Buffer }> | undefined {
+  if (!certFile && !keyFile) return undefined;
+  if (!certFile || !keyFile) throw new ConfigError('Invalid configuration: SMTP_TLS_CERT and SMTP_TLS_KEY go together');
+  try {
+    return Object.freeze({ cert: readFileSync(certFile), key: readFileSync(keyFile) });
+  } catch (error) {
+    throw new ConfigError(`Invalid configuration: SMTP_TLS_CERT / SMTP_TLS_KEY: ${(error as Error).message}`);
+  }
 }
 
 /** Contract §1: without SESSION_SECRET, one is generated on first start and kept in DATA_DIR. */

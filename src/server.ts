@@ -15,12 +15,15 @@ import { JobQueue } from './jobs/queue.ts';
 import { CAPABILITIES, composeRegistry } from './modules.ts';
 import { createOutboundClient } from './outbound/index.ts';
 import { SnsClient, snsTransport } from './ses/sns.client.ts';
+import { type SmtpListeners, startSmtpListeners } from './smtp/listeners.ts';
 
 export type RunningServer = {
   app: FastifyInstance;
   deps: Deps;
   /** Base URL the server listens on (the real port when PORT=0). */
   url: string;
+  /** The SMTP listeners of a worker (docs/smtp.md), with the ports they took. */
+  smtp: SmtpListeners | undefined;
   /** Drains in-flight requests, then in-flight jobs, then closes the database. */
   close(): Promise<void>;
 };
@@ -37,6 +40,7 @@ export async function startServer(config: Config, log: Logger = pino({ level: co
   const deps: Deps = { config, db, queue, keys, sessions, log, sns: new SnsClient(snsTransport(outbound)), outbound, systemSender, instance, registry: composeRegistry(CAPABILITIES) };
   const work = config.role !== 'api';
   let app: FastifyInstance | undefined;
+  let smtp: SmtpListeners | undefined;
   try {
     const applied = await migrate(db);
     if (applied.length) log.info({ migrations: applied }, 'migrations applied');
@@ -53,8 +57,11 @@ export async function startServer(config: Config, log: Logger = pino({ level: co
     if (work) await instance.start(CAPABILITIES.flatMap(({ takeOver }) => (takeOver ? [(dead: number[]) => takeOver(deps, dead)] : [])));
     for (const capability of CAPABILITIES) await capability.start?.(deps);
     await app.listen({ port: config.port, host: config.host });
+    // Workers receive mail; an API process does not (docs/smtp.md).
+    if (work) smtp = await startSmtpListeners(deps);
   } catch (error) {
     // Release what was opened, so a failed start leaves no handles keeping the process alive.
+    await smtp?.close(0).catch(() => {});
     await app?.close().catch(() => {});
     await queue.stop(1).catch(() => {});
     await instance.stop().catch(() => {});
@@ -69,12 +76,15 @@ export async function startServer(config: Config, log: Logger = pino({ level: co
   log.info({ role: config.role, database: db.kind, port }, 'mailroom started');
 
   let closing: Promise<void> | undefined;
+  const listeners = smtp;
   return {
     app: http,
     deps,
+    smtp: listeners,
     url: `http://${host}:${port}`,
     close: () =>
       (closing ??= (async () => {
+        await listeners?.close(config.shutdownTimeoutSeconds * 1000);
         await http.close();
         await queue.stop(config.shutdownTimeoutSeconds);
             await instance.stop();

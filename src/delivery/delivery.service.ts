@@ -14,6 +14,7 @@ import { type MessageUrls, type TrackingSettings, trackContent } from './seams.t
 import { isSoftBounceError, softBounceError } from './bounces.ts';
 import type { Outcome, Transport } from './transport.ts';
 import type { Throttle } from './throttle.ts';
+import { signSubmitted, submittedMessages } from '../smtp/submitted-mime.ts';
 
 /**
  * Records claimed together: one chunk shares its claim and its build, whose per-statement cost
@@ -114,8 +115,9 @@ async function deliverChunk(context: RunContext, chunk: EmailRow[]): Promise<voi
     // Read per chunk, so a changed setting applies to every message built after it (contract §6).
     const tracking = await findTrackingSettings(deps.db, [...new Set(going.map((row) => row.project_id))]);
     await fillDeferredContent(deps, going);
+    const submitted = await submittedMessages(deps.db, going);
     const built = await Promise.all(
-      going.map((row) => build(context, row, attachments, tracking.get(row.project_id)).then((message) => ({ row, ...message }), (error: Error) => ({ row, error }))),
+      going.map((row) => build(context, row, attachments, tracking.get(row.project_id), submitted).then((message) => ({ row, ...message }), (error: Error) => ({ row, error }))),
     );
     for (const b of built) {
       if ('error' in b) writes.push(settle({ ...refOf(b.row), status: 'FAILED', error: `The message could not be built: ${b.error.message}` }));
@@ -173,12 +175,24 @@ function settlementFor(row: EmailRow, outcome: Outcome): Outcomed {
 
 type BuiltMessage = { raw: Buffer; urls: MessageUrls | null };
 
-async function build(context: RunContext, row: EmailRow, attachments: AttachmentRow[], tracking: TrackingSettings | undefined): Promise<BuiltMessage> {
+async function build(
+  context: RunContext,
+  row: EmailRow,
+  attachments: AttachmentRow[],
+  tracking: TrackingSettings | undefined,
+  submitted: Map<string, Buffer>,
+): Promise<BuiltMessage> {
   const { deps } = context;
   const keyId = `${row.project_id} ${row.from_address}`;
   if (!context.keys.has(keyId)) context.keys.set(keyId, signingKeyFor(deps.db, row.project_id, row.from_address));
   const key = await context.keys.get(keyId);
   if (!key) throw new Error(`the sender domain of ${row.from_address} is no longer verified in this project`);
+  // An SMTP submission leaves as the client wrote it, signed (docs/smtp.md).
+  if (row.submission_id) {
+    const raw = submitted.get(row.submission_id);
+    if (!raw) throw new Error('the submitted message is gone');
+    return { raw: await signSubmitted(raw, row, key), urls: null };
+  }
   if (row.subject === null || row.html === null || row.text_body === null || row.message_id === null) throw new Error('the record has no rendered content');
   const linkContext = { config: deps.config, projectId: row.project_id, emailId: row.id, contactId: row.contact_id, contentType: row.content_type, tracking };
   const outgoing = trackContent(linkContext, { html: row.html, headers: row.headers });

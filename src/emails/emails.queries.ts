@@ -43,6 +43,8 @@ export type EmailRow = {
   complained_at: Date | string | null;
   opens: number;
   clicks: number;
+  /** An SMTP submission whose MIME the record sends as it is (src/smtp/); null for the rest. */
+  submission_id: string | null;
 };
 
 /** One record to create; `status` QUEUED, or SUPPRESSED with `last_error` saying why. */

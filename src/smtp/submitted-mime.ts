@@ -1,0 +1,26 @@
+import type { EmailRow } from '../emails/emails.queries.ts';
+import { assertCanonical, type DkimKey, dkimSign } from '../delivery/mime.ts';
+import type { Queryable } from '../db/index.ts';
+import { loadSubmissions } from './smtp.queries.ts';
+
+/** The client's MIME of every submitted record among `rows`, by submission id (one query per project). */
+export function submittedMessages(db: Queryable, rows: EmailRow[]): Promise<Map<string, Buffer>> {
+  const refs = rows.flatMap((row) => (row.submission_id ? [{ projectId: row.project_id, submissionId: row.submission_id }] : []));
+  return refs.length ? loadSubmissions(db, refs) : Promise.resolve(new Map());
+}
+
+/**
+ * A submitted message as it leaves (docs/smtp.md): the client's bytes, with a Message-ID (the
+ * record's) and a Date when the client gave none (RFC 5322 §3.6 requires both), and our
+ * DKIM-Signature on top; a signature of the client's own stays below it.
+ */
+export async function signSubmitted(raw: Buffer, row: EmailRow, key: DkimKey): Promise<Buffer> {
+  const split = raw.indexOf('\r\n\r\n');
+  const head = (split === -1 ? raw : raw.subarray(0, split)).toString('binary');
+  const added: string[] = [];
+  if (!/^message-id[ \t]*:/im.test(head) && row.message_id) added.push(`Message-ID: ${row.message_id}\r\n`);
+  if (!/^date[ \t]*:/im.test(head)) added.push(`Date: ${new Date().toUTCString().replace('GMT', '+0000')}\r\n`);
+  const message = added.length ? Buffer.concat([Buffer.from(added.join(''), 'binary'), raw]) : raw;
+  assertCanonical(message);
+  return dkimSign(message, key);
+}
