@@ -67,6 +67,9 @@ const spfMechanisms = z
 
 const dnsServer = z.string().regex(/^(\[[0-9a-fA-F:]+\]|[0-9a-fA-F:.]+|[a-zA-Z0-9.-]+)(:\d{1,5})?$/, 'expected host[:port]');
 
+/** Projects that METRICS_PROJECTS may give series of their own (each multiplies the series). */
+export const MAX_METRICS_PROJECTS = 20;
+
 /** Every environment variable Mailroom reads, with its default (contract §1). */
 const environmentSchema = z.object({
   PORT: z.coerce.number().int().min(0).max(65535).default(8080),
@@ -101,6 +104,14 @@ const environmentSchema = z.object({
   SYSTEM_FROM: systemFrom.optional(),
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
   SHUTDOWN_TIMEOUT_SECONDS: positiveInt.default(30),
+  // docs/metrics.md: GET /metrics is served only behind a bearer token, on a port of its own, or both.
+  METRICS_TOKEN: z.string().min(24, 'must be at least 24 characters').regex(/^[\x21-\x7e]+$/, 'printable ASCII without spaces').optional(),
+  METRICS_PORT: z.coerce.number().int().min(0).max(65535).optional(),
+  METRICS_PROJECTS: z
+    .string()
+    .optional()
+    .transform((raw) => (raw ? [...new Set(raw.split(',').map((s) => s.trim().toLowerCase()).filter(Boolean))] : []))
+    .pipe(z.array(z.uuid('expected project ids (UUIDs)')).max(MAX_METRICS_PROJECTS, `at most ${MAX_METRICS_PROJECTS} projects`)),
 });
 
 export type Config = Readonly<{
@@ -132,6 +143,8 @@ export type Config = Readonly<{
   systemFrom: Readonly<{ address: string; name: string; domain: string }> | undefined;
   logLevel: string;
   shutdownTimeoutSeconds: number;
+  /** GET /metrics (docs/metrics.md): its bearer token, its own port, and the projects with series of their own. */
+  metrics: Readonly<{ token: string | undefined; port: number | undefined; projects: readonly string[] }>;
 }>;
 
 export class ConfigError extends Error {
@@ -156,6 +169,9 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   }
   if (e.DATABASE_DISTRIBUTION === 'citus' && !e.DATABASE_URL) {
     throw new ConfigError('Invalid configuration: DATABASE_DISTRIBUTION: citus needs DATABASE_URL (the coordinator)');
+  }
+  if (e.METRICS_PORT !== undefined && e.METRICS_PORT !== 0 && e.METRICS_PORT === e.PORT) {
+    throw new ConfigError('Invalid configuration: METRICS_PORT: must differ from PORT (unset it to serve /metrics on PORT behind METRICS_TOKEN)');
   }
   const dataDir = resolve(e.DATA_DIR);
   return Object.freeze({
@@ -182,6 +198,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     systemFrom: e.SYSTEM_FROM && Object.freeze(e.SYSTEM_FROM),
     logLevel: e.LOG_LEVEL,
     shutdownTimeoutSeconds: e.SHUTDOWN_TIMEOUT_SECONDS,
+    metrics: Object.freeze({ token: e.METRICS_TOKEN, port: e.METRICS_PORT, projects: Object.freeze([...e.METRICS_PROJECTS]) }),
   });
 }
 

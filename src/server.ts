@@ -12,6 +12,8 @@ import type { Deps } from './deps.ts';
 import { prepareSystemSender, unsignedSystemSender } from './domains/system-sender.ts';
 import { WorkerInstance } from './jobs/instances.ts';
 import { JobQueue } from './jobs/queue.ts';
+import { Metrics } from './metrics/metrics.ts';
+import { startMetricsServer } from './metrics/metrics.routes.ts';
 import { CAPABILITIES, composeRegistry } from './modules.ts';
 import { createOutboundClient } from './outbound/index.ts';
 import { SnsClient, snsTransport } from './ses/sns.client.ts';
@@ -21,6 +23,8 @@ export type RunningServer = {
   deps: Deps;
   /** Base URL the server listens on (the real port when PORT=0). */
   url: string;
+  /** GET /metrics on METRICS_PORT (the real port when it is 0); undefined without METRICS_PORT. */
+  metricsUrl: string | undefined;
   /** Drains in-flight requests, then in-flight jobs, then closes the database. */
   close(): Promise<void>;
 };
@@ -34,9 +38,10 @@ export async function startServer(config: Config, log: Logger = pino({ level: co
   const sessions = new SessionTokens(config.sessionSecret);
   const systemSender = unsignedSystemSender(config); // SYSTEM_FROM's key is read or made after the migrations
   const instance = new WorkerInstance(db, log);
-  const deps: Deps = { config, db, queue, keys, sessions, log, sns: new SnsClient(snsTransport(outbound)), outbound, systemSender, instance, registry: composeRegistry(CAPABILITIES) };
+  const deps: Deps = { config, db, queue, keys, sessions, log, sns: new SnsClient(snsTransport(outbound)), outbound, systemSender, instance, registry: composeRegistry(CAPABILITIES), metrics: new Metrics(config, db) };
   const work = config.role !== 'api';
   let app: FastifyInstance | undefined;
+  let metricsServer: Awaited<ReturnType<typeof startMetricsServer>>;
   try {
     const applied = await migrate(db);
     if (applied.length) log.info({ migrations: applied }, 'migrations applied');
@@ -53,6 +58,7 @@ export async function startServer(config: Config, log: Logger = pino({ level: co
     if (work) await instance.start(CAPABILITIES.flatMap(({ takeOver }) => (takeOver ? [(dead: number[]) => takeOver(deps, dead)] : [])));
     for (const capability of CAPABILITIES) await capability.start?.(deps);
     await app.listen({ port: config.port, host: config.host });
+    metricsServer = await startMetricsServer(deps);
   } catch (error) {
     // Release what was opened, so a failed start leaves no handles keeping the process alive.
     await app?.close().catch(() => {});
@@ -73,8 +79,10 @@ export async function startServer(config: Config, log: Logger = pino({ level: co
     app: http,
     deps,
     url: `http://${host}:${port}`,
+    metricsUrl: metricsServer?.url,
     close: () =>
       (closing ??= (async () => {
+        await metricsServer?.close();
         await http.close();
         await queue.stop(config.shutdownTimeoutSeconds);
             await instance.stop();
