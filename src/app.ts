@@ -15,6 +15,7 @@ import { registerSecurityHeaders } from './http/security-headers.ts';
 import { rateLimitPlugin } from './http/rate-limit.ts';
 import { zodValidatorCompiler } from './http/validation.ts';
 import { CAPABILITIES } from './modules.ts';
+import { httpMetrics, metricsRoutes } from './metrics/metrics.routes.ts';
 import { opsRoutes } from './ops/ops.routes.ts';
 
 /**
@@ -59,6 +60,7 @@ export async function buildApp(deps: Deps, options: { api: boolean }): Promise<F
     if (reply.statusCode >= 500) request.log.warn({ statusCode: reply.statusCode, url: request.url }, 'request answered 5xx');
   });
 
+  await app.register(httpMetrics, deps.metrics);
   await registerSecurityHeaders(app as unknown as FastifyInstance, { https: deps.config.publicUrl.startsWith('https:') });
   await app.register(cookie);
   await app.register(swagger, {
@@ -82,6 +84,7 @@ export async function buildApp(deps: Deps, options: { api: boolean }): Promise<F
   await app.register(rateLimitPlugin, deps);
   await app.register(idempotencyPlugin, deps);
   await app.register(opsRoutes, deps);
+  await app.register(metricsRoutes, deps);
   if (options.api) {
     for (const capability of CAPABILITIES) if (capability.routes) await app.register(capability.routes, deps);
   }

@@ -68,6 +68,9 @@ const spfMechanisms = z
 
 const dnsServer = z.string().regex(/^(\[[0-9a-fA-F:]+\]|[0-9a-fA-F:.]+|[a-zA-Z0-9.-]+)(:\d{1,5})?$/, 'expected host[:port]');
 
+/** Projects that METRICS_PROJECTS may give series of their own (each multiplies the series). */
+export const MAX_METRICS_PROJECTS = 20;
+
 /** Every environment variable Mailroom reads, with its default (contract §1). */
 const environmentSchema = z.object({
   PORT: z.coerce.number().int().min(0).max(65535).default(8080),
@@ -111,6 +114,14 @@ const environmentSchema = z.object({
   SMTP_HOSTNAME: z.string().regex(/^[A-Za-z0-9.-]+$/, 'expected a host name').optional(),
   SMTP_MAX_MESSAGE_BYTES: positiveInt.default(26_214_400),
   SMTP_ALLOW_INSECURE_AUTH: booleanString.default(false),
+  // docs/metrics.md: GET /metrics is served only behind a bearer token, on a port of its own, or both.
+  METRICS_TOKEN: z.string().min(24, 'must be at least 24 characters').regex(/^[\x21-\x7e]+$/, 'printable ASCII without spaces').optional(),
+  METRICS_PORT: z.coerce.number().int().min(0).max(65535).optional(),
+  METRICS_PROJECTS: z
+    .string()
+    .optional()
+    .transform((raw) => (raw ? [...new Set(raw.split(',').map((s) => s.trim().toLowerCase()).filter(Boolean))] : []))
+    .pipe(z.array(z.uuid('expected project ids (UUIDs)')).max(MAX_METRICS_PROJECTS, `at most ${MAX_METRICS_PROJECTS} projects`)),
 });
 
 export type Config = Readonly<{
@@ -154,6 +165,8 @@ export type Config = Readonly<{
     maxMessageBytes: number;
     allowInsecureAuth: boolean;
   }>;
+  /** GET /metrics (docs/metrics.md): its bearer token, its own port, and the projects with series of their own. */
+  metrics: Readonly<{ token: string | undefined; port: number | undefined; projects: readonly string[] }>;
 }>;
 
 export class ConfigError extends Error {
@@ -181,6 +194,9 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   }
   if (e.SMTP_SUBMISSIONS_PORT !== undefined && !(e.SMTP_TLS_CERT && e.SMTP_TLS_KEY)) {
     throw new ConfigError('Invalid configuration: SMTP_SUBMISSIONS_PORT: implicit TLS needs SMTP_TLS_CERT and SMTP_TLS_KEY');
+  }
+  if (e.METRICS_PORT !== undefined && e.METRICS_PORT !== 0 && e.METRICS_PORT === e.PORT) {
+    throw new ConfigError('Invalid configuration: METRICS_PORT: must differ from PORT (unset it to serve /metrics on PORT behind METRICS_TOKEN)');
   }
   const dataDir = resolve(e.DATA_DIR);
   return Object.freeze({
@@ -216,6 +232,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       maxMessageBytes: e.SMTP_MAX_MESSAGE_BYTES,
       allowInsecureAuth: e.SMTP_ALLOW_INSECURE_AUTH,
     }),
+    metrics: Object.freeze({ token: e.METRICS_TOKEN, port: e.METRICS_PORT, projects: Object.freeze([...e.METRICS_PROJECTS]) }),
   });
 }
 

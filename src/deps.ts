@@ -6,6 +6,7 @@ import type { Db } from './db/index.ts';
 import type { SystemSender } from './domains/system-sender.ts';
 import type { WorkerInstance } from './jobs/instances.ts';
 import type { JobQueue } from './jobs/queue.ts';
+import type { Metrics } from './metrics/metrics.ts';
 import type { Registry } from './modules.ts';
 import type { OutboundClient } from './outbound/index.ts';
 import type { SnsClient } from './ses/sns.client.ts';
@@ -28,4 +29,6 @@ export type Deps = {
   instance: WorkerInstance;
   /** What the capabilities tell each other (event subscribers, usage, ...), from CAPABILITIES. */
   registry: Registry;
+  /** This process's Prometheus metrics (docs/metrics.md): one call where an outcome is decided. */
+  metrics: Metrics;
 };

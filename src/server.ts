@@ -12,6 +12,8 @@ import type { Deps } from './deps.ts';
 import { prepareSystemSender, unsignedSystemSender } from './domains/system-sender.ts';
 import { WorkerInstance } from './jobs/instances.ts';
 import { JobQueue } from './jobs/queue.ts';
+import { Metrics } from './metrics/metrics.ts';
+import { startMetricsServer } from './metrics/metrics.routes.ts';
 import { CAPABILITIES, composeRegistry } from './modules.ts';
 import { createOutboundClient } from './outbound/index.ts';
 import { SnsClient, snsTransport } from './ses/sns.client.ts';
@@ -24,6 +26,8 @@ export type RunningServer = {
   url: string;
   /** The SMTP listeners of a worker (docs/smtp.md), with the ports they took. */
   smtp: SmtpListeners | undefined;
+  /** GET /metrics on METRICS_PORT (the real port when it is 0); undefined without METRICS_PORT. */
+  metricsUrl: string | undefined;
   /** Drains in-flight requests, then in-flight jobs, then closes the database. */
   close(): Promise<void>;
 };
@@ -37,10 +41,11 @@ export async function startServer(config: Config, log: Logger = pino({ level: co
   const sessions = new SessionTokens(config.sessionSecret);
   const systemSender = unsignedSystemSender(config); // SYSTEM_FROM's key is read or made after the migrations
   const instance = new WorkerInstance(db, log);
-  const deps: Deps = { config, db, queue, keys, sessions, log, sns: new SnsClient(snsTransport(outbound)), outbound, systemSender, instance, registry: composeRegistry(CAPABILITIES) };
+  const deps: Deps = { config, db, queue, keys, sessions, log, sns: new SnsClient(snsTransport(outbound)), outbound, systemSender, instance, registry: composeRegistry(CAPABILITIES), metrics: new Metrics(config, db) };
   const work = config.role !== 'api';
   let app: FastifyInstance | undefined;
   let smtp: SmtpListeners | undefined;
+  let metricsServer: Awaited<ReturnType<typeof startMetricsServer>>;
   try {
     const applied = await migrate(db);
     if (applied.length) log.info({ migrations: applied }, 'migrations applied');
@@ -59,6 +64,7 @@ export async function startServer(config: Config, log: Logger = pino({ level: co
     await app.listen({ port: config.port, host: config.host });
     // Workers receive mail; an API process does not (docs/smtp.md).
     if (work) smtp = await startSmtpListeners(deps);
+    metricsServer = await startMetricsServer(deps);
   } catch (error) {
     // Release what was opened, so a failed start leaves no handles keeping the process alive.
     await smtp?.close(0).catch(() => {});
@@ -82,9 +88,11 @@ export async function startServer(config: Config, log: Logger = pino({ level: co
     deps,
     smtp: listeners,
     url: `http://${host}:${port}`,
+    metricsUrl: metricsServer?.url,
     close: () =>
       (closing ??= (async () => {
         await listeners?.close(config.shutdownTimeoutSeconds * 1000);
+        await metricsServer?.close();
         await http.close();
         await queue.stop(config.shutdownTimeoutSeconds);
             await instance.stop();

@@ -41,6 +41,8 @@ function wrap(client: pg.Pool | pg.PoolClient): Queryable {
 
 export interface PostgresDb extends Db {
   readonly pool: pg.Pool;
+  /** The pool of HTTP requests' statements (statement_timeout set); `pool` serves background work. */
+  readonly apiPool: pg.Pool;
   readonly connectionString: string;
 }
 
@@ -59,6 +61,7 @@ export function openPostgres(connectionString: string, options: { poolSize?: num
   return {
     kind: 'postgres',
     pool,
+    apiPool,
     connectionString,
     query: (text, params) => (requestScope.getStore() ? api : background).query(text, params),
     exec: (text) => (requestScope.getStore() ? api : background).exec(text),

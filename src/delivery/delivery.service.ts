@@ -90,6 +90,7 @@ async function deliverChunk(context: RunContext, chunk: EmailRow[]): Promise<voi
   const settle = (settlement: Outcomed) => {
     const row = unsettled.get(settlement.id)!;
     unsettled.delete(settlement.id);
+    if (!settlement.refund) deps.metrics.emailSettled(row, settlement.status === 'QUEUED' ? 'retried' : (settlement.status.toLowerCase() as 'delivered' | 'bounced' | 'failed'));
     return handOffs.answer({ ...settlement, events: eventsFor(row, settlement) });
   };
   // The chunk waits for permits and the relay: its lease is renewed while any of it is unsettled.
@@ -146,6 +147,7 @@ async function handOver(context: RunContext, message: { row: EmailRow } & BuiltM
       const held = await handOffs.mark({ ...refOf(row), subject: row.campaign_id ? row.subject : null, linkUrls: urls?.urls ?? null });
       if (!held) return; // taken over by another worker: not ours to send
       const outcome = await context.transport.deliver({ id: row.id, from: row.from_address, to: row.to_address, raw });
+      context.deps.metrics.emailHandedOff(row);
       answered = settle(settlementFor(row, outcome));
     }
   } finally {

@@ -43,7 +43,7 @@ export class WebhookDelivery {
   private readonly outcomes: Batcher<Outcome, void>;
 
   constructor(
-    private readonly deps: Pick<Deps, 'db' | 'config' | 'log' | 'outbound' | 'instance'>,
+    private readonly deps: Pick<Deps, 'db' | 'config' | 'log' | 'outbound' | 'instance' | 'metrics'>,
     private readonly onDisabled: (endpoints: DisabledEndpoint[]) => Promise<void>,
   ) {
     this.outcomes = new Batcher((items) => this.record(items), { maxInFlight: 1, maxBatch: 200 });
@@ -170,6 +170,7 @@ export class WebhookDelivery {
     const retries = ok ? message.retries : message.retries + 1;
     const next = ok ? undefined : nextRetryAt(this.deps.config.webhookRetrySchedule, retries, Date.now());
     const outcome: Outcome['outcome'] = ok ? 'succeeded' : next ? 'retry' : 'failed';
+    this.deps.metrics.webhookDelivered(outcome);
     await this.recordWithRetries({
       project_id: message.project_id,
       id: message.id,

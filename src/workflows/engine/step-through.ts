@@ -44,6 +44,7 @@ function now(): string {
 export async function stepThrough(env: StepEnv, options: { alone: boolean; call?: CallOutcome }): Promise<Walk> {
   const { exec, graph } = env;
   const records: StepRecordWrite[] = [];
+  env.deps.metrics.workflowStepping(exec);
   const state: ExecutionState = { status: exec.status, currentStepId: exec.current_step_id, waitSeconds: null, waitEventName: null, waitBegins: false, exitReason: null, error: null };
   for (let count = 0; ; count++) {
     const step = state.currentStepId ? graph.steps.get(state.currentStepId) : undefined;
