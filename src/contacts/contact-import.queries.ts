@@ -26,20 +26,65 @@ export type ImportRow = { email: string; subscribed: boolean | null; data: Recor
 export type UpsertedContact = { id: string; subscribed: boolean; was: boolean | null };
 
 /**
- * Upserts a batch of contacts by email (emails distinct within the batch): new contacts get
- * `subscribed` from the file or true; existing ones keep theirs unless the file gives it (which
- * also ends a snooze); data keys merge over the stored ones. `was` is the previous `subscribed` of
- * an existing contact (null for a new one), for the subscription events. The batch's existing
- * contacts are locked first, in one statement and in email order (as one upsert of them all
- * would); then one upsertContactsByEmail per value of `subscribed` in the file (true, false, not
- * given), since ON CONFLICT cannot read a per-row value that is not a column (a subquery there
- * fails on Citus).
+ * Upserts a batch of contacts by email (emails distinct within the batch) in three set-based
+ * statements, whatever the batch's size: new contacts get `subscribed` from the file or true;
+ * existing ones keep theirs unless the file gives it (which also ends a snooze); data keys merge
+ * over the stored ones. `was` is the previous `subscribed` of an existing contact (null for a new
+ * one), for the subscription events.
+ *
+ * The batch travels as one jsonb document read by jsonb_to_recordset (one bound value, however
+ * many rows). The existing contacts are locked first, in email order; they are then updated in one
+ * statement (the per-row `subscribed` is a column of the input there, which ON CONFLICT could not
+ * read on Citus) and the new ones inserted in one, in email order. A contact another writer
+ * created between the lock and the insert is not lost: it goes through upsertContactsByEmail,
+ * which locks and merges it like any existing one (docs/decisions/contact-fields-bulk-import.md).
  */
 export async function upsertContacts(db: Queryable, projectId: string, rows: ImportRow[]): Promise<UpsertedContact[]> {
-  await lockContactsByEmail(db, projectId, rows.map((row) => row.email));
+  const sorted = [...rows].sort((x, y) => (x.email < y.email ? -1 : x.email > y.email ? 1 : 0));
+  const locked = await lockContactsByEmail(db, projectId, sorted.map((row) => row.email));
+  const was = new Map(locked.map((contact) => [contact.email, contact.subscribed]));
+  const existing = sorted.filter((row) => was.has(row.email));
+  const fresh = sorted.filter((row) => !was.has(row.email));
+  const upserted: UpsertedContact[] = [];
+  if (existing.length) {
+    const updated = await db.query<{ id: string; email: string; subscribed: boolean }>(
+      `UPDATE contacts AS c SET
+         subscribed = coalesce(i.subscribed, c.subscribed),
+         snoozed_until = CASE WHEN i.subscribed IS NULL THEN c.snoozed_until END,
+         data = c.data || i.data,
+         updated_at = now()
+       FROM jsonb_to_recordset($2::jsonb) AS i(email text, subscribed boolean, data jsonb)
+       WHERE c.project_id = $1 AND c.email = i.email
+       RETURNING c.id, c.email, c.subscribed`,
+      [projectId, JSON.stringify(existing)],
+    );
+    for (const contact of updated) upserted.push({ id: contact.id, subscribed: contact.subscribed, was: was.get(contact.email) ?? null });
+  }
+  if (fresh.length) {
+    const inserted = await db.query<{ id: string; email: string; subscribed: boolean }>(
+      `INSERT INTO contacts (project_id, email, subscribed, data)
+       SELECT $1::uuid, i.email, coalesce(i.subscribed, true), i.data
+         FROM jsonb_to_recordset($2::jsonb) AS i(email text, subscribed boolean, data jsonb)
+        ORDER BY i.email
+       ON CONFLICT (project_id, email) DO NOTHING
+       RETURNING id, email, subscribed`,
+      [projectId, JSON.stringify(fresh)],
+    );
+    for (const contact of inserted) upserted.push({ id: contact.id, subscribed: contact.subscribed, was: null });
+    if (inserted.length < fresh.length) upserted.push(...(await upsertRaced(db, projectId, fresh, new Set(inserted.map((contact) => contact.email)))));
+  }
+  return upserted;
+}
+
+/**
+ * The rows whose contact appeared between the lock and the insert: one upsertContactsByEmail per
+ * value of `subscribed` in the file (true, false, not given), each locking and merging.
+ */
+async function upsertRaced(db: Queryable, projectId: string, fresh: ImportRow[], inserted: Set<string>): Promise<UpsertedContact[]> {
+  const raced = fresh.filter((row) => !inserted.has(row.email));
   const upserted: UpsertedContact[] = [];
   for (const subscribed of [true, false, null]) {
-    const group = rows.filter((row) => row.subscribed === subscribed);
+    const group = raced.filter((row) => row.subscribed === subscribed);
     if (group.length === 0) continue;
     const written = await upsertContactsByEmail(
       db,

@@ -5,7 +5,7 @@ import type { Client } from '../kit/http.ts';
 import { startTestServer, type TestServer } from '../kit/server.ts';
 import { insertJob } from '../../src/contacts/contact-bulk.queries.ts';
 import { insertImportFile } from '../../src/contacts/contact-import.queries.ts';
-import { runImportJob } from '../../src/contacts/contact-import.service.ts';
+import { IMPORT_BATCH_ROWS, runImportJob } from '../../src/contacts/contact-import.service.ts';
 import { csvForm, importCsv, waitForJob } from '../fixtures/contact-jobs.ts';
 
 describe('CSV contact import', () => {
@@ -117,14 +117,16 @@ describe('CSV contact import', () => {
   test('more than one batch: every row lands once, duplicates upsert, progress adds up', async () => {
     const { api } = await createProject(server.url);
     const rows = ['email,n'];
-    for (let i = 0; i < 1200; i++) rows.push(`bulk${i % 1100}@example.test,${i}`);
+    const count = IMPORT_BATCH_ROWS + 200;
+    const distinct = IMPORT_BATCH_ROWS + 100;
+    for (let i = 0; i < count; i++) rows.push(`bulk${i % distinct}@example.test,${i}`);
     const job = await importCsv(api, rows.join('\n'));
     assert.equal(job.status, 'completed');
-    assert.deepEqual([job.total, job.processed, job.succeeded, job.failed], [1200, 1200, 1200, 0]);
+    assert.deepEqual([job.total, job.processed, job.succeeded, job.failed], [count, count, count, 0]);
     const list = await api.get('/contacts?limit=1');
-    assert.equal(list.body.total, 1100);
+    assert.equal(list.body.total, distinct);
     const repeated = await contactByEmail(api, 'bulk5@example.test');
-    assert.equal(repeated.data.n, 1105, 'the later row wins');
+    assert.equal(repeated.data.n, distinct + 5, 'the later row wins');
   });
 
   test('a file over 5 MB is a 413; a missing file is a 400', async () => {
@@ -165,7 +167,7 @@ describe('CSV contact import', () => {
     const { api, id: projectId } = await createProject(server.url);
     const rows = ['email,n'];
     for (let i = 0; i < 1200; i++) rows.push(`resume${i}@example.test,${i}`);
-    // The state a worker leaves when it dies after committing its first batch of 500 rows: the job
+    // The state a worker leaves when it dies after committing its first 500 rows: the job
     // row, its stored file and its progress (made here without a queued job, so the test plays
     // the retrying worker; the 500 rows themselves are left out, so a re-written row would count).
     const db = server.deps.db;
