@@ -4728,9 +4728,13 @@ export interface paths {
                     content: {
                         "application/json": {
                             data: {
+                                /** @description the HTML that is sent; for mjml and visual, rendered from source and read-only */
                                 body: string;
                                 createdAt: string;
                                 description: string | null;
+                                editorState: unknown;
+                                /** @enum {string} */
+                                format: "html" | "mjml" | "visual";
                                 from: string;
                                 fromName: string | null;
                                 /** Format: uuid */
@@ -4739,6 +4743,8 @@ export interface paths {
                                 /** Format: uuid */
                                 projectId: string;
                                 replyTo: string | null;
+                                /** @description what the author edits (the HTML itself for html) */
+                                source: string;
                                 subject: string;
                                 /** @enum {string} */
                                 type: "TRANSACTIONAL" | "MARKETING" | "HEADLESS";
@@ -4767,10 +4773,19 @@ export interface paths {
                     "application/json": {
                         body?: string;
                         description?: string | null;
+                        /** @description the visual editor's own state, opaque */
+                        editorState?: unknown;
+                        /**
+                         * @description html (default), mjml or visual
+                         * @enum {string}
+                         */
+                        format?: "html" | "mjml" | "visual";
                         from?: string;
                         fromName?: string | null;
                         name?: string;
                         replyTo?: string | null;
+                        /** @description the text the author edits: MJML for mjml and visual; for html, the body itself */
+                        source?: string;
                         subject?: string;
                         /** @enum {string} */
                         type?: "TRANSACTIONAL" | "MARKETING" | "HEADLESS";
@@ -4785,9 +4800,13 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
+                            /** @description the HTML that is sent; for mjml and visual, rendered from source and read-only */
                             body: string;
                             createdAt: string;
                             description: string | null;
+                            editorState: unknown;
+                            /** @enum {string} */
+                            format: "html" | "mjml" | "visual";
                             from: string;
                             fromName: string | null;
                             /** Format: uuid */
@@ -4796,6 +4815,8 @@ export interface paths {
                             /** Format: uuid */
                             projectId: string;
                             replyTo: string | null;
+                            /** @description what the author edits (the HTML itself for html) */
+                            source: string;
                             subject: string;
                             /** @enum {string} */
                             type: "TRANSACTIONAL" | "MARKETING" | "HEADLESS";
@@ -4837,9 +4858,13 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
+                            /** @description the HTML that is sent; for mjml and visual, rendered from source and read-only */
                             body: string;
                             createdAt: string;
                             description: string | null;
+                            editorState: unknown;
+                            /** @enum {string} */
+                            format: "html" | "mjml" | "visual";
                             from: string;
                             fromName: string | null;
                             /** Format: uuid */
@@ -4848,6 +4873,8 @@ export interface paths {
                             /** Format: uuid */
                             projectId: string;
                             replyTo: string | null;
+                            /** @description what the author edits (the HTML itself for html) */
+                            source: string;
                             subject: string;
                             /** @enum {string} */
                             type: "TRANSACTIONAL" | "MARKETING" | "HEADLESS";
@@ -4859,7 +4886,7 @@ export interface paths {
         };
         put?: never;
         post?: never;
-        /** Delete a template */
+        /** Delete a template; 409 naming them while an unsent campaign or a workflow uses it */
         delete: {
             parameters: {
                 query?: never;
@@ -4899,10 +4926,19 @@ export interface paths {
                     "application/json": {
                         body?: string;
                         description?: string | null;
+                        /** @description the visual editor's own state, opaque */
+                        editorState?: unknown;
+                        /**
+                         * @description html (default), mjml or visual
+                         * @enum {string}
+                         */
+                        format?: "html" | "mjml" | "visual";
                         from?: string;
                         fromName?: string | null;
                         name?: string;
                         replyTo?: string | null;
+                        /** @description the text the author edits: MJML for mjml and visual; for html, the body itself */
+                        source?: string;
                         subject?: string;
                         /** @enum {string} */
                         type?: "TRANSACTIONAL" | "MARKETING" | "HEADLESS";
@@ -4917,9 +4953,13 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
+                            /** @description the HTML that is sent; for mjml and visual, rendered from source and read-only */
                             body: string;
                             createdAt: string;
                             description: string | null;
+                            editorState: unknown;
+                            /** @enum {string} */
+                            format: "html" | "mjml" | "visual";
                             from: string;
                             fromName: string | null;
                             /** Format: uuid */
@@ -4928,6 +4968,8 @@ export interface paths {
                             /** Format: uuid */
                             projectId: string;
                             replyTo: string | null;
+                            /** @description what the author edits (the HTML itself for html) */
+                            source: string;
                             subject: string;
                             /** @enum {string} */
                             type: "TRANSACTIONAL" | "MARKETING" | "HEADLESS";
@@ -5138,6 +5180,174 @@ export interface paths {
         };
         put?: never;
         post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/templates/{id}/versions": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The versions kept by saves that changed the content, newest first */
+        get: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    id: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            data: {
+                                createdAt: string;
+                                /** @description the user who saved it; null when an API key did */
+                                createdBy: {
+                                    email: string | null;
+                                    /** Format: uuid */
+                                    id: string;
+                                } | null;
+                                /** @enum {string} */
+                                format: "html" | "mjml" | "visual";
+                                subject: string;
+                                version: number;
+                            }[];
+                        };
+                    };
+                };
+            };
+        };
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/templates/{id}/versions/{version}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** One version: the subject and content then */
+        get: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    id: string;
+                    version: number;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            body: string;
+                            createdAt: string;
+                            /** @description the user who saved it; null when an API key did */
+                            createdBy: {
+                                email: string | null;
+                                /** Format: uuid */
+                                id: string;
+                            } | null;
+                            editorState: unknown;
+                            /** @enum {string} */
+                            format: "html" | "mjml" | "visual";
+                            /** @description what the author edits (the HTML itself for html) */
+                            source: string;
+                            subject: string;
+                            version: number;
+                        };
+                    };
+                };
+            };
+        };
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/templates/{id}/versions/{version}/restore": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Save a version's content again (kept as the newest version) */
+        post: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    id: string;
+                    version: number;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @description the HTML that is sent; for mjml and visual, rendered from source and read-only */
+                            body: string;
+                            createdAt: string;
+                            description: string | null;
+                            editorState: unknown;
+                            /** @enum {string} */
+                            format: "html" | "mjml" | "visual";
+                            from: string;
+                            fromName: string | null;
+                            /** Format: uuid */
+                            id: string;
+                            name: string;
+                            /** Format: uuid */
+                            projectId: string;
+                            replyTo: string | null;
+                            /** @description what the author edits (the HTML itself for html) */
+                            source: string;
+                            subject: string;
+                            /** @enum {string} */
+                            type: "TRANSACTIONAL" | "MARKETING" | "HEADLESS";
+                            updatedAt: string;
+                        };
+                    };
+                };
+            };
+        };
         delete?: never;
         options?: never;
         head?: never;
