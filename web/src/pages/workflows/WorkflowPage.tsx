@@ -257,7 +257,7 @@ export function Component() {
         title={w.name}
         description={
           <>
-            <Anchor component={Link} to={projectPath(project.id, 'workflows')}>
+            <Anchor component={Link} to={projectPath(project.id, 'workflows')} underline="always">
               All workflows
             </Anchor>{' '}
             · version {w.version} · {w.triggerType === 'EVENT' ? `starts on the event ${w.triggerConfig.eventName}` : 'started through the API'}
