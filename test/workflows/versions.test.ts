@@ -116,7 +116,7 @@ describe('workflow versions and dry run (docs/workflow-versions.md)', () => {
     const restored = await project.api.post(`/workflows/${flow.id}/versions/1/restore`);
     assert.equal(restored.status, 200, restored.text);
     assert.equal(restored.body.version, newest + 1);
-    assert.deepEqual(restored.body.steps.map((s: { type: string }) => s.type).sort(), ['DELAY', 'TRIGGER', 'UPDATE_CONTACT']);
+    assert.deepEqual(restored.body.steps.map((s: { type: string }) => s.type).sort(), ['TRIGGER', 'UPDATE_CONTACT', 'WAIT_FOR_EVENT']);
     assert.deepEqual(restored.body.steps.find((s: { type: string }) => s.type === 'UPDATE_CONTACT').config, { data: { journey: 'first draft' } });
     const again = uniqueEmail('again');
     const againContact = (await track(project.publicApi, again, 'ordered')).contact;
