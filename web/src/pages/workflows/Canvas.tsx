@@ -106,7 +106,7 @@ function StepNode({ data }: NodeProps<Node<StepData>>) {
               <Button
                 key={o.label}
                 size="compact-xs"
-                variant="light"
+                variant="default"
                 className="nodrag"
                 onClick={() => actions.onAdd({ after: { stepId: step.id, branch: o.branch, label: `${data.title}${o.branch ? ` (${o.label})` : ''}` } })}
                 aria-label={`Add a step after ${data.title}${o.branch ? ` on ${o.label}` : ''}`}
@@ -138,10 +138,10 @@ function StepEdge({ id, sourceX, sourceY, targetX, targetY, sourcePosition, targ
             )}
             {!d.actions.readOnly && (
               <>
-                <ActionIcon size="sm" variant="light" onClick={() => d.actions.onAdd({ insertOn: { transitionId: id, label: d.describe } })} aria-label={`Insert a step between ${d.describe}`}>
+                <ActionIcon size="sm" variant="default" onClick={() => d.actions.onAdd({ insertOn: { transitionId: id, label: d.describe } })} aria-label={`Insert a step between ${d.describe}`}>
                   +
                 </ActionIcon>
-                <ActionIcon size="sm" variant="light" color="red.9" onClick={() => d.actions.onDeleteEdge(id, d.describe)} aria-label={`Delete the connection ${d.describe}`}>
+                <ActionIcon size="sm" variant="default" c="red.9" onClick={() => d.actions.onDeleteEdge(id, d.describe)} aria-label={`Delete the connection ${d.describe}`}>
                   ×
                 </ActionIcon>
               </>
