@@ -74,7 +74,8 @@ describe('workflow versions and dry run (docs/workflow-versions.md)', () => {
   test('a contact waiting on version 1 finishes on it while a new contact takes version 2; restore brings version 1 back as the newest', async () => {
     const project = await createProject(server.url);
     const flow = await buildWorkflow(project.api, { eventName: 'ordered', allowReentry: true }, [
-      { type: 'DELAY', config: { amount: 2, unit: 'seconds' } },
+      // Waiting for an event, not a timer: the contact surely still waits while the graph changes.
+      { type: 'WAIT_FOR_EVENT', config: { eventName: 'paid' } },
       { type: 'UPDATE_CONTACT', name: 'Mark', config: { data: { journey: 'first draft' } } },
     ]);
     await enable(project.api, flow.id);
@@ -98,6 +99,9 @@ describe('workflow versions and dry run (docs/workflow-versions.md)', () => {
 
     const late = uniqueEmail('late');
     const lateContact = (await track(project.publicApi, late, 'ordered')).contact;
+    await waitForExecution(project.api, flow.id, lateContact, ['WAITING']);
+    await track(project.publicApi, early, 'paid');
+    await track(project.publicApi, late, 'paid');
 
     const earlyDone = await waitForExecution(project.api, flow.id, earlyContact, ['COMPLETED', 'FAILED']);
     assert.equal(earlyDone.status, 'COMPLETED', earlyDone.error);
@@ -107,15 +111,17 @@ describe('workflow versions and dry run (docs/workflow-versions.md)', () => {
     assert.equal(lateDone.status, 'COMPLETED', lateDone.error);
     assert.equal(lateDone.workflowVersion, newest);
     assert.deepEqual(await contactData(project, lateContact), { journey: 'second draft', tagged: 'はい' });
-    assert.deepEqual(lateDone.steps.map((s: { type: string }) => s.type), ['TRIGGER', 'DELAY', 'UPDATE_CONTACT', 'UPDATE_CONTACT']);
+    assert.deepEqual(lateDone.steps.map((s: { type: string }) => s.type), ['TRIGGER', 'WAIT_FOR_EVENT', 'UPDATE_CONTACT', 'UPDATE_CONTACT']);
 
     const restored = await project.api.post(`/workflows/${flow.id}/versions/1/restore`);
     assert.equal(restored.status, 200, restored.text);
     assert.equal(restored.body.version, newest + 1);
-    assert.deepEqual(restored.body.steps.map((s: { type: string }) => s.type).sort(), ['DELAY', 'TRIGGER', 'UPDATE_CONTACT']);
+    assert.deepEqual(restored.body.steps.map((s: { type: string }) => s.type).sort(), ['TRIGGER', 'UPDATE_CONTACT', 'WAIT_FOR_EVENT']);
     assert.deepEqual(restored.body.steps.find((s: { type: string }) => s.type === 'UPDATE_CONTACT').config, { data: { journey: 'first draft' } });
     const again = uniqueEmail('again');
     const againContact = (await track(project.publicApi, again, 'ordered')).contact;
+    await waitForExecution(project.api, flow.id, againContact, ['WAITING']);
+    await track(project.publicApi, again, 'paid');
     const againDone = await waitForExecution(project.api, flow.id, againContact, ['COMPLETED', 'FAILED']);
     assert.equal(againDone.workflowVersion, newest + 1);
     assert.deepEqual(await contactData(project, againContact), { journey: 'first draft' });

@@ -16,12 +16,13 @@ import {
   Position,
   ReactFlow,
   ReactFlowProvider,
+  useReactFlow,
 } from '@xyflow/react';
-import { useMemo } from 'react';
+import { useEffect, useMemo } from 'react';
 import { filled, type Graph, outcomes, STEP_LABELS, type Step, summary } from './workflows.ts';
 
 const NODE_W = 260;
-const NODE_H = 120;
+const NODE_H = 160;
 
 /** Where a step may get a new successor: a step and the branch of a free outcome. */
 export type AddTarget = { after: { stepId: string; branch: string | null; label: string } } | { insertOn: { transitionId: string; label: string } };
@@ -105,7 +106,7 @@ function StepNode({ data }: NodeProps<Node<StepData>>) {
               <Button
                 key={o.label}
                 size="compact-xs"
-                variant="light"
+                variant="default"
                 className="nodrag"
                 onClick={() => actions.onAdd({ after: { stepId: step.id, branch: o.branch, label: `${data.title}${o.branch ? ` (${o.label})` : ''}` } })}
                 aria-label={`Add a step after ${data.title}${o.branch ? ` on ${o.label}` : ''}`}
@@ -137,10 +138,10 @@ function StepEdge({ id, sourceX, sourceY, targetX, targetY, sourcePosition, targ
             )}
             {!d.actions.readOnly && (
               <>
-                <ActionIcon size="sm" variant="light" onClick={() => d.actions.onAdd({ insertOn: { transitionId: id, label: d.describe } })} aria-label={`Insert a step between ${d.describe}`}>
+                <ActionIcon size="sm" variant="default" onClick={() => d.actions.onAdd({ insertOn: { transitionId: id, label: d.describe } })} aria-label={`Insert a step between ${d.describe}`}>
                   +
                 </ActionIcon>
-                <ActionIcon size="sm" variant="light" color="red.9" onClick={() => d.actions.onDeleteEdge(id, d.describe)} aria-label={`Delete the connection ${d.describe}`}>
+                <ActionIcon size="sm" variant="default" c="red.9" onClick={() => d.actions.onDeleteEdge(id, d.describe)} aria-label={`Delete the connection ${d.describe}`}>
                   ×
                 </ActionIcon>
               </>
@@ -155,6 +156,16 @@ function StepEdge({ id, sourceX, sourceY, targetX, targetY, sourcePosition, targ
       </EdgeLabelRenderer>
     </>
   );
+}
+
+/** Fits the whole graph in view again whenever its shape changes (a step added, an edge moved). */
+function FitOnChange({ shape }: { shape: string }) {
+  const flow = useReactFlow();
+  useEffect(() => {
+    const timer = setTimeout(() => void flow.fitView({ padding: 0.1 }), 60);
+    return () => clearTimeout(timer);
+  }, [shape, flow]);
+  return null;
 }
 
 const nodeTypes = { step: StepNode };
@@ -245,8 +256,11 @@ export function Canvas(props: {
           nodesConnectable={!readOnly}
           elementsSelectable={false}
           onConnect={(c: Connection) => c.source && c.target && props.onConnect(c.source, c.target)}
+          // A click handler keeps nodes taking pointer events (their buttons), and opens the step.
+          onNodeClick={(_, node) => props.onSelect(node.id)}
           minZoom={0.3}
         >
+          <FitOnChange shape={graph.steps.map((step) => step.id).join() + graph.transitions.map((t) => t.id).join()} />
           <Background />
           <Controls showInteractive={false} />
         </ReactFlow>

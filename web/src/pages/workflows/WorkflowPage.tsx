@@ -257,7 +257,7 @@ export function Component() {
         title={w.name}
         description={
           <>
-            <Anchor component={Link} to={projectPath(project.id, 'workflows')}>
+            <Anchor component={Link} to={projectPath(project.id, 'workflows')} underline="always">
               All workflows
             </Anchor>{' '}
             · version {w.version} · {w.triggerType === 'EVENT' ? `starts on the event ${w.triggerConfig.eventName}` : 'started through the API'}
@@ -413,7 +413,7 @@ export function Component() {
                       <Group gap="xs" mt={4}>
                         <Button
                           size="compact-xs"
-                          variant="light"
+                          variant="default"
                           onClick={() => {
                             setDryRun(undefined);
                             setViewVersion(undefined);
@@ -424,7 +424,7 @@ export function Component() {
                           Trace
                         </Button>
                         {(e.status === 'RUNNING' || e.status === 'WAITING') && (
-                          <Button size="compact-xs" variant="light" color="red.9" onClick={() => cancel.mutate(e.id)} aria-label={`Cancel execution ${e.contactId.slice(0, 8)}`}>
+                          <Button size="compact-xs" variant="default" c="red.9" onClick={() => cancel.mutate(e.id)} aria-label={`Cancel execution ${e.contactId.slice(0, 8)}`}>
                             Cancel
                           </Button>
                         )}
@@ -475,7 +475,7 @@ export function Component() {
                       <Group gap="xs" mt={4}>
                         <Button
                           size="compact-xs"
-                          variant="light"
+                          variant="default"
                           onClick={() => {
                             setTraceId(undefined);
                             setDryRun(undefined);
@@ -484,7 +484,7 @@ export function Component() {
                         >
                           View version {v.version}
                         </Button>
-                        <Button size="compact-xs" variant="light" onClick={() => restore.mutate(v.version)}>
+                        <Button size="compact-xs" variant="default" onClick={() => restore.mutate(v.version)}>
                           Restore version {v.version}
                         </Button>
                       </Group>
