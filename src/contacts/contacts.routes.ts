@@ -11,6 +11,9 @@ import {
   listContactsQuery,
   updateContactBody,
 } from './contacts.schemas.ts';
+import { Readable } from 'node:stream';
+import { AppError } from '../errors.ts';
+import { exportContacts } from './contact-export.service.ts';
 import { deleteContact, getContact, listContacts, updateContact, upsertContact } from './contacts.service.ts';
 
 const tags = ['contacts'];
@@ -25,6 +28,36 @@ export const contactsRoutes: FastifyPluginAsyncZod<Deps> = async (app, deps) => 
       schema: { tags, security, summary: 'List contacts (cursor pagination)', querystring: listContactsQuery, response: { 200: contactPage } },
     },
     async (request) => listContacts(deps, projectOf(request).id, request.query),
+  );
+
+  app.get(
+    '/contacts/export',
+    {
+      config: { auth: 'project' },
+      schema: {
+        tags,
+        security,
+        summary: 'The contacts a condition tree selects (all without one) as CSV, streamed: email, subscribed, createdAt, updatedAt, then one column per data key',
+        querystring: z.object({ condition: z.string().max(100_000).optional().describe('a condition tree (as segments take) as JSON text') }),
+        response: { 200: z.string().describe('text/csv') },
+      },
+    },
+    async (request, reply) => {
+      let condition: unknown;
+      if (request.query.condition !== undefined) {
+        try {
+          condition = JSON.parse(request.query.condition);
+        } catch {
+          throw new AppError('VALIDATION_ERROR', { errors: [{ field: 'condition', code: 'invalid_string', message: 'condition is not JSON text.' }] });
+        }
+      }
+      const csv = await exportContacts(deps, projectOf(request).id, condition);
+      return reply
+        .type('text/csv; charset=utf-8')
+        .header('content-disposition', 'attachment; filename="contacts.csv"')
+        // A stream is piped as it is, never serialized: the schema only documents the body.
+        .send(Readable.from(csv) as unknown as string);
+    },
   );
 
   app.post(

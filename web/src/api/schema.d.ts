@@ -2459,6 +2459,45 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/contacts/export": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The contacts a condition tree selects (all without one) as CSV, streamed: email, subscribed, createdAt, updatedAt, then one column per data key */
+        get: {
+            parameters: {
+                query?: {
+                    /** @description a condition tree (as segments take) as JSON text */
+                    condition?: string;
+                };
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description text/csv */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": string;
+                    };
+                };
+            };
+        };
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/contacts/fields": {
         parameters: {
             query?: never;

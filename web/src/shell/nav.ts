@@ -2,6 +2,8 @@
 export const NAV_ITEMS: { path: string; label: string }[] = [
   { path: '', label: 'Get started' },
   { path: 'contacts', label: 'Contacts' },
+  { path: 'segments', label: 'Segments' },
+  { path: 'campaigns', label: 'Campaigns' },
   { path: 'templates', label: 'Templates' },
   { path: 'workflows', label: 'Workflows' },
   { path: 'activity', label: 'Activity' },

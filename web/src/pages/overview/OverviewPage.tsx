@@ -18,7 +18,7 @@ const STEP_PAGES: Record<string, string> = {
   templateCreated: 'templates',
   emailSent: 'templates',
   eventTracked: 'activity',
-  campaignCreated: '',
+  campaignCreated: 'campaigns/new',
   teamInvited: 'settings',
 };
 

@@ -1,0 +1,55 @@
+import { compileAudience, ConditionError, type ConditionTree, pathSegments, validateConditionTree } from '../conditions/index.ts';
+import type { Deps } from '../deps.ts';
+import { AppError } from '../errors.ts';
+import { type ContactSelection, selectedContactsAfter, selectedDataKeys } from './contact-export.queries.ts';
+import type { ContactRow } from './contacts.schemas.ts';
+
+const BATCH = 1000;
+
+function conditionError(path: string, message: string): AppError {
+  return new AppError('VALIDATION_ERROR', { errors: [{ field: ['condition', ...pathSegments(path)].join('.'), code: 'custom', message }] });
+}
+
+/** One CSV field (RFC 4180): quoted when it holds a comma, a quote or a line break. */
+function field(value: unknown): string {
+  const text = value === null || value === undefined ? '' : value instanceof Date ? value.toISOString() : typeof value === 'object' ? JSON.stringify(value) : String(value);
+  return /[",\r\n]/.test(text) ? `"${text.replaceAll('"', '""')}"` : text;
+}
+
+const iso = (value: Date | string) => (value instanceof Date ? value : new Date(value)).toISOString();
+
+/**
+ * GET /contacts/export (docs/campaigns.md, "Contacts export"): the contacts a condition tree selects (all without
+ * one) as CSV: email, subscribed, createdAt, updatedAt, then one column per data key. The tree is
+ * checked and compiled before the first byte (a bad one is a 422 naming its filter); rows are read
+ * by address in batches and written as they come, so any number of contacts streams in little memory.
+ */
+export async function exportContacts(deps: Deps, projectId: string, condition: unknown): Promise<AsyncGenerator<string>> {
+  const params: unknown[] = [projectId];
+  let predicate = 'c.project_id = $1';
+  if (condition !== undefined) {
+    const problem = validateConditionTree(condition);
+    if (problem) throw conditionError(problem.path, problem.message);
+    try {
+      predicate += ` AND (${await compileAudience(deps.db, projectId, condition as ConditionTree, params)})`;
+    } catch (error) {
+      if (error instanceof ConditionError) throw conditionError(error.path, error.reason);
+      throw error;
+    }
+  }
+  const selection: ContactSelection = { predicate, params };
+  const keys = await selectedDataKeys(deps.db, selection);
+  return rows(deps, selection, keys);
+}
+
+async function* rows(deps: Deps, selection: ContactSelection, keys: string[]): AsyncGenerator<string> {
+  yield ['email', 'subscribed', 'createdAt', 'updatedAt', ...keys].map(field).join(',') + '\r\n';
+  let after: string | null = null;
+  for (;;) {
+    const batch: ContactRow[] = await selectedContactsAfter(deps.db, selection, after, BATCH);
+    if (batch.length === 0) return;
+    yield batch.map((c) => [c.email, c.subscribed, iso(c.created_at), iso(c.updated_at), ...keys.map((k) => c.data?.[k])].map(field).join(',') + '\r\n').join('');
+    if (batch.length < BATCH) return;
+    after = batch.at(-1)!.email;
+  }
+}

@@ -1,0 +1,118 @@
+import { Anchor, Button, Group, NativeSelect, Paper, SimpleGrid, Stack, Text, Title } from '@mantine/core';
+import { keepPreviousData, useQuery } from '@tanstack/react-query';
+import { useState } from 'react';
+import { Link } from 'react-router';
+import { api, call } from '../../api/client.ts';
+import { projectPath, useProject } from '../../shell/project.ts';
+import { type Column, DataTable } from '../../ui/DataTable.tsx';
+import { LoadError } from '../../ui/LoadError.tsx';
+import { StatusBadge } from '../../ui/StatusBadge.tsx';
+import { type Campaign, campaignKeys, percent, type Recipient } from './campaigns.ts';
+
+const PAGE_SIZE = 25;
+const RECIPIENT_STATUSES = ['QUEUED', 'SENDING', 'SENT', 'DELIVERED', 'OPENED', 'CLICKED', 'BOUNCED', 'COMPLAINED', 'FAILED', 'SUPPRESSED'] as const;
+const GOOD = new Set(['SENT', 'DELIVERED', 'OPENED', 'CLICKED']);
+const BAD = new Set(['BOUNCED', 'COMPLAINED', 'FAILED']);
+
+/** One figure of the stats, with its rate when it has one. */
+function Figure({ label, value, rate }: { label: string; value: number; rate?: string }) {
+  return (
+    <Paper withBorder p="sm" radius="md" data-testid={`stat-${label.toLowerCase()}`}>
+      <Text size="xs" c="dimmed" tt="uppercase" fw={700}>
+        {label}
+      </Text>
+      <Text size="xl" fw={700}>
+        {value.toLocaleString()}
+      </Text>
+      {rate && <Text size="sm">{rate}</Text>}
+    </Paper>
+  );
+}
+
+/** After sending (or while it runs): the counters with their rates, and every recipient's record. */
+export function CampaignReport({ campaign, live }: { campaign: Campaign; live: boolean }) {
+  const project = useProject();
+  const [status, setStatus] = useState('');
+  const [page, setPage] = useState(1);
+  const stats = useQuery({
+    queryKey: campaignKeys.stats(project.id, campaign.id),
+    queryFn: async () => (await call(api.GET('/campaigns/{id}/stats', { params: { path: { id: campaign.id } } }))).data,
+    refetchInterval: live ? 2000 : false,
+  });
+  const recipients = useQuery({
+    queryKey: campaignKeys.recipients(project.id, campaign.id, { status, page }),
+    queryFn: () =>
+      call(api.GET('/campaigns/{id}/recipients', { params: { path: { id: campaign.id }, query: { page, pageSize: PAGE_SIZE, status: (status || undefined) as (typeof RECIPIENT_STATUSES)[number] | undefined } } })),
+    placeholderData: keepPreviousData,
+    refetchInterval: live ? 3000 : false,
+  });
+  const s = stats.data;
+  const columns: Column<Recipient>[] = [
+    {
+      key: 'email',
+      header: 'Recipient',
+      rowHeader: true,
+      cell: (r) => (
+        <Anchor component={Link} to={projectPath(project.id, 'emails', r.emailId)} style={{ wordBreak: 'break-all' }}>
+          {r.email}
+        </Anchor>
+      ),
+    },
+    { key: 'status', header: 'Status', cell: (r) => <StatusBadge tone={GOOD.has(r.status) ? 'good' : BAD.has(r.status) ? 'bad' : 'neutral'}>{r.status.toLowerCase()}</StatusBadge> },
+    { key: 'sentAt', header: 'Sent', cell: (r) => <Text size="sm">{r.sentAt ? new Date(r.sentAt).toLocaleString() : ''}</Text> },
+    { key: 'error', header: 'Note', cell: (r) => <Text size="sm">{r.error ?? ''}</Text> },
+  ];
+  const totalPages = recipients.data?.totalPages ?? 0;
+  return (
+    <Stack>
+      <Title order={2} size="h3">
+        Results
+      </Title>
+      {stats.isError && <LoadError error={stats.error} what="the stats" retry={() => stats.refetch()} />}
+      {s && (
+        <SimpleGrid cols={{ base: 2, sm: 4 }} spacing="sm">
+          <Figure label="Sent" value={s.sentCount} rate={`of ${s.totalRecipients.toLocaleString()}`} />
+          <Figure label="Delivered" value={s.deliveredCount} rate={`${percent(s.deliveryRate)} of sent`} />
+          <Figure label="Opened" value={s.openedCount} rate={`${percent(s.openRate)} of delivered`} />
+          <Figure label="Clicked" value={s.clickedCount} rate={`${percent(s.clickRate)} of delivered`} />
+          <Figure label="Bounced" value={s.bouncedCount} rate={`${percent(s.bounceRate)} of sent`} />
+          <Figure label="Complained" value={s.complainedCount} rate={s.sentCount ? `${percent((s.complainedCount / s.sentCount) * 100)} of sent` : undefined} />
+          <Figure label="Failed" value={s.failedCount} />
+          <Figure label="Suppressed" value={s.suppressedCount} rate="not sent" />
+        </SimpleGrid>
+      )}
+      <Group justify="space-between" align="flex-end">
+        <Title order={2} size="h3" id="recipients-title">
+          Recipients{recipients.data ? ` (${recipients.data.total.toLocaleString()})` : ''}
+        </Title>
+        <NativeSelect
+          label="Status"
+          value={status}
+          onChange={(e) => {
+            setStatus(e.currentTarget.value);
+            setPage(1);
+          }}
+          data={[{ value: '', label: 'Every status' }, ...RECIPIENT_STATUSES.map((v) => ({ value: v, label: v.toLowerCase() }))]}
+        />
+      </Group>
+      {recipients.isError && <LoadError error={recipients.error} what="the recipients" retry={() => recipients.refetch()} />}
+      {recipients.data && recipients.data.data.length === 0 && <Text c="dimmed">No recipient{status ? ' with this status' : ''}.</Text>}
+      {recipients.data && recipients.data.data.length > 0 && (
+        <DataTable label="Recipients" rows={recipients.data.data} rowKey={(r) => r.emailId} columns={columns} busy={recipients.isFetching} />
+      )}
+      {totalPages > 1 && (
+        <Group justify="space-between">
+          <Button variant="default" disabled={page <= 1} onClick={() => setPage((p) => p - 1)}>
+            Previous page
+          </Button>
+          <Text size="sm">
+            Page {page} of {totalPages}
+          </Text>
+          <Button variant="default" disabled={page >= totalPages || recipients.isPlaceholderData} onClick={() => setPage((p) => p + 1)}>
+            Next page
+          </Button>
+        </Group>
+      )}
+    </Stack>
+  );
+}
