@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { offsetPage, offsetPageFields, sortFields } from '../pagination.ts';
+import { type ContentFormat, contentOut, formatFields, formatResponseFields } from '../templates/formats.ts';
 
 export const CAMPAIGN_TYPES = ['TRANSACTIONAL', 'MARKETING', 'HEADLESS'] as const;
 export const CAMPAIGN_STATUSES = ['DRAFT', 'SCHEDULED', 'SENDING', 'SENT', 'CANCELLED'] as const;
@@ -21,6 +22,9 @@ export type CampaignRow = {
   reply_to: string | null;
   type: CampaignType;
   template_id: string | null;
+  format: ContentFormat;
+  source: string | null;
+  editor_state: unknown;
   audience_type: AudienceType;
   audience_condition: Record<string, unknown> | null;
   segment_id: string | null;
@@ -61,6 +65,7 @@ export function toCampaign(row: CampaignRow): Campaign {
     fromName: row.from_name,
     replyTo: row.reply_to,
     type: row.type,
+    ...contentOut({ format: row.format, source: row.source, editorState: row.editor_state, body: row.body }),
     status: row.status,
     audienceType: row.audience_type,
     audienceCondition: row.audience_condition,
@@ -90,6 +95,7 @@ export const campaignSchema = z.object({
   fromName: z.string().nullable(),
   replyTo: z.string().nullable(),
   type: z.enum(CAMPAIGN_TYPES),
+  ...formatResponseFields,
   status: z.enum(CAMPAIGN_STATUSES),
   audienceType: z.enum(AUDIENCE_TYPES),
   audienceCondition: z.record(z.string(), z.unknown()).nullable(),
@@ -132,6 +138,7 @@ export const campaignBody = z.object({
   segmentId: z.uuid().nullish(),
   audienceCondition: z.record(z.string(), z.unknown()).nullish(),
   templateId: z.uuid().nullish().describe('copy subject, body, sender and type from this template; explicit fields override'),
+  ...formatFields,
 });
 export type CampaignInput = z.infer<typeof campaignBody>;
 

@@ -90,6 +90,15 @@ describe('template formats, history and checks (docs/templates.md)', () => {
     assert.equal(html.status, 200, html.text);
     assert.equal(html.body.body, created.body.body);
     assert.equal(html.body.source, created.body.body);
+
+    // A campaign's own content is written the same way.
+    const campaign = await project.api.post('/campaigns', { name: 'Own MJML', audienceType: 'ALL', subject: 'News', from, format: 'mjml', source: MJML });
+    assert.equal(campaign.status, 201, campaign.text);
+    assert.equal(campaign.body.data.format, 'mjml');
+    assert.equal(campaign.body.data.source, MJML);
+    assert.equal(campaign.body.data.body, created.body.body);
+    const campaignBody = await project.api.post('/campaigns', { name: 'x', audienceType: 'ALL', subject: 'News', from, format: 'mjml', source: MJML, body: '<p>x</p>' });
+    assert.equal(campaignBody.status, 422, campaignBody.text);
   });
 
   test('the API preview for a contact is byte for byte the HTML part delivery sends', async () => {
