@@ -1000,6 +1000,9 @@ export interface paths {
                                 createdAt: string;
                                 deliveredCount: number;
                                 description: string | null;
+                                editorState: unknown;
+                                /** @enum {string} */
+                                format: "html" | "mjml" | "visual";
                                 from: string;
                                 fromName: string | null;
                                 /** Format: uuid */
@@ -1014,6 +1017,8 @@ export interface paths {
                                 segmentId: string | null;
                                 sentAt: string | null;
                                 sentCount: number;
+                                /** @description what the author edits (the HTML itself for html) */
+                                source: string;
                                 /** @enum {string} */
                                 status: "DRAFT" | "SCHEDULED" | "SENDING" | "SENT" | "CANCELLED";
                                 subject: string;
@@ -1052,12 +1057,21 @@ export interface paths {
                         audienceType: "ALL" | "SEGMENT" | "FILTERED";
                         body?: string;
                         description?: string | null;
+                        /** @description the visual editor's own state, opaque */
+                        editorState?: unknown;
+                        /**
+                         * @description html (default), mjml or visual
+                         * @enum {string}
+                         */
+                        format?: "html" | "mjml" | "visual";
                         from?: string;
                         fromName?: string | null;
                         name: string;
                         replyTo?: string | null;
                         /** Format: uuid */
                         segmentId?: string | null;
+                        /** @description the text the author edits: MJML for mjml and visual; for html, the body itself */
+                        source?: string;
                         subject?: string;
                         /**
                          * Format: uuid
@@ -1089,6 +1103,9 @@ export interface paths {
                                 createdAt: string;
                                 deliveredCount: number;
                                 description: string | null;
+                                editorState: unknown;
+                                /** @enum {string} */
+                                format: "html" | "mjml" | "visual";
                                 from: string;
                                 fromName: string | null;
                                 /** Format: uuid */
@@ -1103,6 +1120,8 @@ export interface paths {
                                 segmentId: string | null;
                                 sentAt: string | null;
                                 sentCount: number;
+                                /** @description what the author edits (the HTML itself for html) */
+                                source: string;
                                 /** @enum {string} */
                                 status: "DRAFT" | "SCHEDULED" | "SENDING" | "SENT" | "CANCELLED";
                                 subject: string;
@@ -1165,6 +1184,9 @@ export interface paths {
                                 createdAt: string;
                                 deliveredCount: number;
                                 description: string | null;
+                                editorState: unknown;
+                                /** @enum {string} */
+                                format: "html" | "mjml" | "visual";
                                 from: string;
                                 fromName: string | null;
                                 /** Format: uuid */
@@ -1179,6 +1201,8 @@ export interface paths {
                                 segmentId: string | null;
                                 sentAt: string | null;
                                 sentCount: number;
+                                /** @description what the author edits (the HTML itself for html) */
+                                source: string;
                                 /** @enum {string} */
                                 status: "DRAFT" | "SCHEDULED" | "SENDING" | "SENT" | "CANCELLED";
                                 subject: string;
@@ -1217,12 +1241,21 @@ export interface paths {
                         audienceType: "ALL" | "SEGMENT" | "FILTERED";
                         body?: string;
                         description?: string | null;
+                        /** @description the visual editor's own state, opaque */
+                        editorState?: unknown;
+                        /**
+                         * @description html (default), mjml or visual
+                         * @enum {string}
+                         */
+                        format?: "html" | "mjml" | "visual";
                         from?: string;
                         fromName?: string | null;
                         name: string;
                         replyTo?: string | null;
                         /** Format: uuid */
                         segmentId?: string | null;
+                        /** @description the text the author edits: MJML for mjml and visual; for html, the body itself */
+                        source?: string;
                         subject?: string;
                         /**
                          * Format: uuid
@@ -1254,6 +1287,9 @@ export interface paths {
                                 createdAt: string;
                                 deliveredCount: number;
                                 description: string | null;
+                                editorState: unknown;
+                                /** @enum {string} */
+                                format: "html" | "mjml" | "visual";
                                 from: string;
                                 fromName: string | null;
                                 /** Format: uuid */
@@ -1268,6 +1304,8 @@ export interface paths {
                                 segmentId: string | null;
                                 sentAt: string | null;
                                 sentCount: number;
+                                /** @description what the author edits (the HTML itself for html) */
+                                source: string;
                                 /** @enum {string} */
                                 status: "DRAFT" | "SCHEDULED" | "SENDING" | "SENT" | "CANCELLED";
                                 subject: string;
@@ -1355,6 +1393,9 @@ export interface paths {
                                 createdAt: string;
                                 deliveredCount: number;
                                 description: string | null;
+                                editorState: unknown;
+                                /** @enum {string} */
+                                format: "html" | "mjml" | "visual";
                                 from: string;
                                 fromName: string | null;
                                 /** Format: uuid */
@@ -1369,6 +1410,8 @@ export interface paths {
                                 segmentId: string | null;
                                 sentAt: string | null;
                                 sentCount: number;
+                                /** @description what the author edits (the HTML itself for html) */
+                                source: string;
                                 /** @enum {string} */
                                 status: "DRAFT" | "SCHEDULED" | "SENDING" | "SENT" | "CANCELLED";
                                 subject: string;
@@ -1433,6 +1476,9 @@ export interface paths {
                                 createdAt: string;
                                 deliveredCount: number;
                                 description: string | null;
+                                editorState: unknown;
+                                /** @enum {string} */
+                                format: "html" | "mjml" | "visual";
                                 from: string;
                                 fromName: string | null;
                                 /** Format: uuid */
@@ -1447,6 +1493,8 @@ export interface paths {
                                 segmentId: string | null;
                                 sentAt: string | null;
                                 sentCount: number;
+                                /** @description what the author edits (the HTML itself for html) */
+                                source: string;
                                 /** @enum {string} */
                                 status: "DRAFT" | "SCHEDULED" | "SENDING" | "SENT" | "CANCELLED";
                                 subject: string;
@@ -1518,6 +1566,9 @@ export interface paths {
                                 createdAt: string;
                                 deliveredCount: number;
                                 description: string | null;
+                                editorState: unknown;
+                                /** @enum {string} */
+                                format: "html" | "mjml" | "visual";
                                 from: string;
                                 fromName: string | null;
                                 /** Format: uuid */
@@ -1532,6 +1583,8 @@ export interface paths {
                                 segmentId: string | null;
                                 sentAt: string | null;
                                 sentCount: number;
+                                /** @description what the author edits (the HTML itself for html) */
+                                source: string;
                                 /** @enum {string} */
                                 status: "DRAFT" | "SCHEDULED" | "SENDING" | "SENT" | "CANCELLED";
                                 subject: string;
@@ -4522,9 +4575,13 @@ export interface paths {
                     content: {
                         "application/json": {
                             data: {
+                                /** @description the HTML that is sent; for mjml and visual, rendered from source and read-only */
                                 body: string;
                                 createdAt: string;
                                 description: string | null;
+                                editorState: unknown;
+                                /** @enum {string} */
+                                format: "html" | "mjml" | "visual";
                                 from: string;
                                 fromName: string | null;
                                 /** Format: uuid */
@@ -4533,6 +4590,8 @@ export interface paths {
                                 /** Format: uuid */
                                 projectId: string;
                                 replyTo: string | null;
+                                /** @description what the author edits (the HTML itself for html) */
+                                source: string;
                                 subject: string;
                                 /** @enum {string} */
                                 type: "TRANSACTIONAL" | "MARKETING" | "HEADLESS";
@@ -4561,10 +4620,19 @@ export interface paths {
                     "application/json": {
                         body?: string;
                         description?: string | null;
+                        /** @description the visual editor's own state, opaque */
+                        editorState?: unknown;
+                        /**
+                         * @description html (default), mjml or visual
+                         * @enum {string}
+                         */
+                        format?: "html" | "mjml" | "visual";
                         from?: string;
                         fromName?: string | null;
                         name?: string;
                         replyTo?: string | null;
+                        /** @description the text the author edits: MJML for mjml and visual; for html, the body itself */
+                        source?: string;
                         subject?: string;
                         /** @enum {string} */
                         type?: "TRANSACTIONAL" | "MARKETING" | "HEADLESS";
@@ -4579,9 +4647,13 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
+                            /** @description the HTML that is sent; for mjml and visual, rendered from source and read-only */
                             body: string;
                             createdAt: string;
                             description: string | null;
+                            editorState: unknown;
+                            /** @enum {string} */
+                            format: "html" | "mjml" | "visual";
                             from: string;
                             fromName: string | null;
                             /** Format: uuid */
@@ -4590,6 +4662,8 @@ export interface paths {
                             /** Format: uuid */
                             projectId: string;
                             replyTo: string | null;
+                            /** @description what the author edits (the HTML itself for html) */
+                            source: string;
                             subject: string;
                             /** @enum {string} */
                             type: "TRANSACTIONAL" | "MARKETING" | "HEADLESS";
@@ -4631,9 +4705,13 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
+                            /** @description the HTML that is sent; for mjml and visual, rendered from source and read-only */
                             body: string;
                             createdAt: string;
                             description: string | null;
+                            editorState: unknown;
+                            /** @enum {string} */
+                            format: "html" | "mjml" | "visual";
                             from: string;
                             fromName: string | null;
                             /** Format: uuid */
@@ -4642,6 +4720,8 @@ export interface paths {
                             /** Format: uuid */
                             projectId: string;
                             replyTo: string | null;
+                            /** @description what the author edits (the HTML itself for html) */
+                            source: string;
                             subject: string;
                             /** @enum {string} */
                             type: "TRANSACTIONAL" | "MARKETING" | "HEADLESS";
@@ -4653,7 +4733,7 @@ export interface paths {
         };
         put?: never;
         post?: never;
-        /** Delete a template */
+        /** Delete a template; 409 naming them while an unsent campaign or a workflow uses it */
         delete: {
             parameters: {
                 query?: never;
@@ -4693,10 +4773,19 @@ export interface paths {
                     "application/json": {
                         body?: string;
                         description?: string | null;
+                        /** @description the visual editor's own state, opaque */
+                        editorState?: unknown;
+                        /**
+                         * @description html (default), mjml or visual
+                         * @enum {string}
+                         */
+                        format?: "html" | "mjml" | "visual";
                         from?: string;
                         fromName?: string | null;
                         name?: string;
                         replyTo?: string | null;
+                        /** @description the text the author edits: MJML for mjml and visual; for html, the body itself */
+                        source?: string;
                         subject?: string;
                         /** @enum {string} */
                         type?: "TRANSACTIONAL" | "MARKETING" | "HEADLESS";
@@ -4711,9 +4800,13 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
+                            /** @description the HTML that is sent; for mjml and visual, rendered from source and read-only */
                             body: string;
                             createdAt: string;
                             description: string | null;
+                            editorState: unknown;
+                            /** @enum {string} */
+                            format: "html" | "mjml" | "visual";
                             from: string;
                             fromName: string | null;
                             /** Format: uuid */
@@ -4722,6 +4815,8 @@ export interface paths {
                             /** Format: uuid */
                             projectId: string;
                             replyTo: string | null;
+                            /** @description what the author edits (the HTML itself for html) */
+                            source: string;
                             subject: string;
                             /** @enum {string} */
                             type: "TRANSACTIONAL" | "MARKETING" | "HEADLESS";
@@ -4796,13 +4891,26 @@ export interface paths {
             requestBody: {
                 content: {
                     "application/json": {
+                        /** @description the HTML, for format html */
                         body?: string;
                         /**
                          * Format: uuid
                          * @description whose data renders it; none: no contact variables
                          */
                         contactId?: string | null;
+                        /**
+                         * @description html (default), mjml or visual
+                         * @enum {string}
+                         */
+                        format?: "html" | "mjml" | "visual";
+                        /** @description MJML for mjml and visual */
+                        source?: string;
                         subject?: string;
+                        /**
+                         * @description what the checks judge it as (MARKETING needs an unsubscribe link); default MARKETING, or the saved template's
+                         * @enum {string}
+                         */
+                        type?: "TRANSACTIONAL" | "MARKETING" | "HEADLESS";
                     };
                 };
             };
@@ -4814,11 +4922,21 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
+                            /** @description advice before sending: images without alt, links not http(s), HTML over 102 KB, no unsubscribe link, no text part */
+                            checks: {
+                                /** @enum {string} */
+                                code: "IMAGE_WITHOUT_ALT" | "LINK_NOT_HTTP" | "HTML_CLIPPED" | "NO_UNSUBSCRIBE_LINK" | "NO_TEXT_PART";
+                                message: string;
+                                /** @description which image, link or part */
+                                where: string;
+                            }[];
                             contact: {
                                 email: string;
                                 /** Format: uuid */
                                 id: string;
                             } | null;
+                            /** @description placeholders without a fallback that render empty for this contact */
+                            emptyPlaceholders: string[];
                             html: string;
                             subject: string;
                             text: string;
@@ -4855,6 +4973,11 @@ export interface paths {
             requestBody: {
                 content: {
                     "application/json": {
+                        /**
+                         * Format: uuid
+                         * @description whose data renders the copy, as in the preview; default: the contact with that address
+                         */
+                        contactId?: string;
                         email?: string;
                     };
                 };
@@ -4938,6 +5061,174 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/templates/{id}/versions": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The versions kept by saves that changed the content, newest first */
+        get: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    id: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            data: {
+                                createdAt: string;
+                                /** @description the user who saved it; null when an API key did */
+                                createdBy: {
+                                    email: string | null;
+                                    /** Format: uuid */
+                                    id: string;
+                                } | null;
+                                /** @enum {string} */
+                                format: "html" | "mjml" | "visual";
+                                subject: string;
+                                version: number;
+                            }[];
+                        };
+                    };
+                };
+            };
+        };
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/templates/{id}/versions/{version}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** One version: the subject and content then */
+        get: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    id: string;
+                    version: number;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            body: string;
+                            createdAt: string;
+                            /** @description the user who saved it; null when an API key did */
+                            createdBy: {
+                                email: string | null;
+                                /** Format: uuid */
+                                id: string;
+                            } | null;
+                            editorState: unknown;
+                            /** @enum {string} */
+                            format: "html" | "mjml" | "visual";
+                            /** @description what the author edits (the HTML itself for html) */
+                            source: string;
+                            subject: string;
+                            version: number;
+                        };
+                    };
+                };
+            };
+        };
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/templates/{id}/versions/{version}/restore": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Save a version's content again (kept as the newest version) */
+        post: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    id: string;
+                    version: number;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @description the HTML that is sent; for mjml and visual, rendered from source and read-only */
+                            body: string;
+                            createdAt: string;
+                            description: string | null;
+                            editorState: unknown;
+                            /** @enum {string} */
+                            format: "html" | "mjml" | "visual";
+                            from: string;
+                            fromName: string | null;
+                            /** Format: uuid */
+                            id: string;
+                            name: string;
+                            /** Format: uuid */
+                            projectId: string;
+                            replyTo: string | null;
+                            /** @description what the author edits (the HTML itself for html) */
+                            source: string;
+                            subject: string;
+                            /** @enum {string} */
+                            type: "TRANSACTIONAL" | "MARKETING" | "HEADLESS";
+                            updatedAt: string;
+                        };
+                    };
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/templates/preview": {
         parameters: {
             query?: never;
@@ -4958,13 +5249,26 @@ export interface paths {
             requestBody: {
                 content: {
                     "application/json": {
-                        body: string;
+                        /** @description the HTML, for format html */
+                        body?: string;
                         /**
                          * Format: uuid
                          * @description whose data renders it; none: no contact variables
                          */
                         contactId?: string | null;
+                        /**
+                         * @description html (default), mjml or visual
+                         * @enum {string}
+                         */
+                        format?: "html" | "mjml" | "visual";
+                        /** @description MJML for mjml and visual */
+                        source?: string;
                         subject: string;
+                        /**
+                         * @description what the checks judge it as (MARKETING needs an unsubscribe link); default MARKETING, or the saved template's
+                         * @enum {string}
+                         */
+                        type?: "TRANSACTIONAL" | "MARKETING" | "HEADLESS";
                     };
                 };
             };
@@ -4976,11 +5280,21 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
+                            /** @description advice before sending: images without alt, links not http(s), HTML over 102 KB, no unsubscribe link, no text part */
+                            checks: {
+                                /** @enum {string} */
+                                code: "IMAGE_WITHOUT_ALT" | "LINK_NOT_HTTP" | "HTML_CLIPPED" | "NO_UNSUBSCRIBE_LINK" | "NO_TEXT_PART";
+                                message: string;
+                                /** @description which image, link or part */
+                                where: string;
+                            }[];
                             contact: {
                                 email: string;
                                 /** Format: uuid */
                                 id: string;
                             } | null;
+                            /** @description placeholders without a fallback that render empty for this contact */
+                            emptyPlaceholders: string[];
                             html: string;
                             subject: string;
                             text: string;
@@ -4989,6 +5303,54 @@ export interface paths {
                 };
             };
         };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/templates/starters": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Responsive MJML starters offered on "New template" */
+        get: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            data: {
+                                description: string;
+                                /** @enum {string} */
+                                format: "mjml";
+                                id: string;
+                                name: string;
+                                source: string;
+                                subject: string;
+                                /** @enum {string} */
+                                type: "TRANSACTIONAL" | "MARKETING" | "HEADLESS";
+                            }[];
+                        };
+                    };
+                };
+            };
+        };
+        put?: never;
+        post?: never;
         delete?: never;
         options?: never;
         head?: never;
