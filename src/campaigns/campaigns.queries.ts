@@ -1,5 +1,6 @@
 import type { Queryable } from '../db/index.ts';
 import { containsPattern } from '../db/like.ts';
+import type { ContentFormat } from '../templates/formats.ts';
 import type { AudienceType, CampaignRow, CampaignStatus, CampaignType } from './campaigns.schemas.ts';
 
 /** Column values of a campaign write (create and PUT replace the same set). */
@@ -17,6 +18,10 @@ export type CampaignValues = {
   audienceCondition: Record<string, unknown> | null;
   segmentId: string | null;
   totalRecipients: number;
+  /** The content's format and its source (docs/templates.md); body is the HTML rendered from it. */
+  format: ContentFormat;
+  source: string | null;
+  editorState: unknown;
 };
 
 /**
@@ -53,14 +58,17 @@ const valueParams = (v: CampaignValues) => [
   v.audienceCondition === null ? null : JSON.stringify(v.audienceCondition),
   v.segmentId,
   v.totalRecipients,
+  v.format,
+  v.source,
+  v.editorState === null || v.editorState === undefined ? null : JSON.stringify(v.editorState),
 ];
 
 export async function insertCampaign(db: Queryable, projectId: string, values: CampaignValues): Promise<CampaignRow> {
   const rows = await db.query<CampaignRow>(
     `WITH p AS (
        INSERT INTO campaigns (project_id, name, description, subject, body, from_email, from_name, reply_to, type, template_id,
-         audience_type, audience_condition, segment_id, total_recipients)
-       VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12::jsonb, $13, $14)
+         audience_type, audience_condition, segment_id, total_recipients, format, source, editor_state)
+       VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12::jsonb, $13, $14, $15, $16, $17::jsonb)
        RETURNING *
      )
      SELECT p.*, n.* FROM p ${COUNTS}`,
@@ -94,7 +102,7 @@ export async function replaceCampaign(db: Queryable, projectId: string, id: stri
     `WITH p AS (
        UPDATE campaigns SET name = $3, description = $4, subject = $5, body = $6, from_email = $7, from_name = $8, reply_to = $9,
          type = $10, template_id = $11, audience_type = $12, audience_condition = $13::jsonb, segment_id = $14,
-         total_recipients = $15, updated_at = now()
+         total_recipients = $15, format = $16, source = $17, editor_state = $18::jsonb, updated_at = now()
        WHERE project_id = $1 AND id = $2 AND status IN ('DRAFT', 'SCHEDULED')
        RETURNING *
      )
@@ -137,9 +145,9 @@ export async function duplicateCampaign(db: Queryable, projectId: string, id: st
   const rows = await db.query<CampaignRow>(
     `WITH p AS (
        INSERT INTO campaigns (project_id, name, description, subject, body, from_email, from_name, reply_to, type, template_id,
-         audience_type, audience_condition, segment_id, total_recipients)
+         audience_type, audience_condition, segment_id, total_recipients, format, source, editor_state)
        SELECT project_id, left(name, $4::int - length($3::text)) || $3::text, description, subject, body, from_email, from_name,
-         reply_to, type, template_id, audience_type, audience_condition, segment_id, 0
+         reply_to, type, template_id, audience_type, audience_condition, segment_id, 0, format, source, editor_state
        FROM campaigns WHERE project_id = $1 AND id = $2
        RETURNING *
      )

@@ -2,6 +2,7 @@ import { z } from 'zod';
 import { contactSchema } from '../contacts/contacts.schemas.ts';
 import { EMAIL_STATUSES } from '../emails/emails.queries.ts';
 import { offsetPage, offsetPageFields, sortFields } from '../pagination.ts';
+import { type ContentFormat, contentOut, formatFields, formatResponseFields } from '../templates/formats.ts';
 
 export const CAMPAIGN_TYPES = ['TRANSACTIONAL', 'MARKETING', 'HEADLESS'] as const;
 export const CAMPAIGN_STATUSES = ['DRAFT', 'SCHEDULED', 'SENDING', 'SENT', 'CANCELLED'] as const;
@@ -23,6 +24,9 @@ export type CampaignRow = {
   reply_to: string | null;
   type: CampaignType;
   template_id: string | null;
+  format: ContentFormat;
+  source: string | null;
+  editor_state: unknown;
   audience_type: AudienceType;
   audience_condition: Record<string, unknown> | null;
   segment_id: string | null;
@@ -63,6 +67,7 @@ export function toCampaign(row: CampaignRow): Campaign {
     fromName: row.from_name,
     replyTo: row.reply_to,
     type: row.type,
+    ...contentOut({ format: row.format, source: row.source, editorState: row.editor_state, body: row.body }),
     status: row.status,
     audienceType: row.audience_type,
     audienceCondition: row.audience_condition,
@@ -92,6 +97,7 @@ export const campaignSchema = z.object({
   fromName: z.string().nullable(),
   replyTo: z.string().nullable(),
   type: z.enum(CAMPAIGN_TYPES),
+  ...formatResponseFields,
   status: z.enum(CAMPAIGN_STATUSES),
   audienceType: z.enum(AUDIENCE_TYPES),
   audienceCondition: z.record(z.string(), z.unknown()).nullable(),
@@ -134,6 +140,7 @@ export const campaignBody = z.object({
   segmentId: z.uuid().nullish(),
   audienceCondition: z.record(z.string(), z.unknown()).nullish(),
   templateId: z.uuid().nullish().describe('copy subject, body, sender and type from this template; explicit fields override'),
+  ...formatFields,
 });
 export type CampaignInput = z.infer<typeof campaignBody>;
 

@@ -3,6 +3,7 @@ import type { Deps } from '../deps.ts';
 import { assertSenderAllowed } from '../domains/domains.service.ts';
 import { AppError, badRequest, type FieldError, notFound } from '../errors.ts';
 import { checkTemplateSyntax } from '../rendering/render.ts';
+import { resolveContent } from '../templates/formats.ts';
 import { getTemplateForSend } from '../templates/templates.service.ts';
 import { audienceForWrite, audienceOf, checkAudienceCondition } from './audience.ts';
 import { countAudience } from './campaign-sending.queries.ts';
@@ -32,7 +33,7 @@ const required = (field: string): FieldError => ({ field, code: 'invalid_type', 
 async function valuesOf(deps: Deps, projectId: string, input: CampaignInput): Promise<queries.CampaignValues> {
   const template = input.templateId ? await getTemplateForSend(deps.db, projectId, input.templateId) : undefined;
   const subject = input.subject ?? template?.subject;
-  const body = input.body ?? template?.body;
+  const body = input.body ?? input.source ?? template?.body;
   const from = input.from ?? template?.from;
   const missing = [subject === undefined && 'subject', body === undefined && 'body', from === undefined && 'from'].filter((f): f is string => !!f);
   if (missing.length) throw new AppError('VALIDATION_ERROR', { errors: missing.map(required) });
@@ -41,14 +42,17 @@ async function valuesOf(deps: Deps, projectId: string, input: CampaignInput): Pr
   if (input.audienceType === 'FILTERED' && !input.audienceCondition) throw badRequest('audienceCondition is required when audienceType is FILTERED.');
   if (input.audienceType === 'FILTERED') checkAudienceCondition(input.audienceCondition);
   checkTemplateSyntax(subject!, 'subject');
-  checkTemplateSyntax(body!, 'body');
+  // The content's format (docs/templates.md): the template's, unless the request writes its own.
+  const fromTemplate = template && { format: template.format, source: template.format === 'html' ? null : template.source, editorState: template.editorState, body: template.body };
+  const format = input.format ?? (input.body !== undefined && input.source === undefined ? 'html' : undefined);
+  const content = await resolveContent({ format, source: input.source, editorState: input.editorState, body: input.body }, fromTemplate);
   await assertSenderAllowed(deps.db, projectId, from!);
 
   const values: queries.CampaignValues = {
     name: input.name,
     description: input.description ?? null,
     subject: subject!,
-    body: body!,
+    ...content,
     fromEmail: from!,
     fromName: input.fromName !== undefined ? input.fromName : (template?.fromName ?? null),
     replyTo: input.replyTo !== undefined ? input.replyTo : (template?.replyTo ?? null),

@@ -6,7 +6,13 @@ import { buildEmailRecord, type EmailRecordInput } from '../emails/email-record.
 import { findSuppressed, insertEmails } from '../emails/emails.queries.ts';
 import { toHeaderLine } from '../rendering/render.ts';
 
-export type TestCopy = { to: string; content: EmailRecordInput['content']; source: EmailRecordInput['source'] };
+export type TestCopy = {
+  to: string;
+  content: EmailRecordInput['content'];
+  source: EmailRecordInput['source'];
+  /** The contact whose data renders the copy (the one a preview shows); default: the contact with that address. */
+  renderAs?: { id: string; email: string; data: Record<string, unknown> };
+};
 
 /**
  * One test copy (POST /templates/{id}/test, POST /campaigns/{id}/test; contract §9): rendered now,
@@ -18,7 +24,7 @@ export type TestCopy = { to: string; content: EmailRecordInput['content']; sourc
 export async function sendTestCopy(deps: Deps, projectId: string, copy: TestCopy): Promise<string> {
   const key = await signingKeyFor(deps.db, projectId, copy.content.from.email);
   if (!key) await assertSenderAllowed(deps.db, projectId, copy.content.from.email); // throws the 403
-  const contact = await findContactByEmail(deps.db, projectId, copy.to);
+  const contact = copy.renderAs ?? (await findContactByEmail(deps.db, projectId, copy.to));
   return deps.db.transaction(async (tx) => {
     const { record } = buildEmailRecord(deps.config, {
       projectId,
@@ -27,7 +33,7 @@ export async function sendTestCopy(deps: Deps, projectId: string, copy: TestCopy
       source: copy.source,
       to: { address: copy.to, name: null },
       contactId: null,
-      renderFor: contact ? { id: contact.id, email: copy.to, data: contact.data } : null,
+      renderFor: contact ? { id: contact.id, email: copy.renderAs?.email ?? copy.to, data: contact.data } : null,
       suppressed: (await findSuppressed(tx, projectId, [copy.to])).has(copy.to),
       subscribed: null,
       subject: (subject: string) => toHeaderLine(`[Test] ${subject}`),

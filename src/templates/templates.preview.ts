@@ -3,6 +3,8 @@ import type { Deps } from '../deps.ts';
 import { badRequest, notFound } from '../errors.ts';
 import { checkTemplateSyntax, recipientVariables, render } from '../rendering/render.ts';
 import { sendTestCopy } from '../send/test-copy.ts';
+import { checkContent, emptyPlaceholders } from './checks.ts';
+import { resolveContent } from './formats.ts';
 import * as queries from './templates.queries.ts';
 import type { PreviewInput, TemplatePreview } from './templates.schemas.ts';
 import { getTemplateForSend } from './templates.service.ts';
@@ -15,39 +17,57 @@ export const PREVIEW_LINKS = { unsubscribeUrl: '#unsubscribe', subscribeUrl: '#s
 
 /**
  * POST /templates/preview and /templates/{id}/preview: the subject, HTML and text part as sending
- * would make them (the same renderer), with a contact's data or none. The body is checked first so
- * that its syntax error, the one an editor marks at its line, is the one reported.
+ * would make them (MJML rendered as a save would, then the same Liquid renderer), with a contact's
+ * data or none; the placeholders that render empty for that contact; and the checks before
+ * sending (docs/templates.md). The content is checked first so that its syntax error, the one an
+ * editor marks at its line, is the one reported.
  */
 export async function previewContent(deps: Deps, projectId: string, input: PreviewInput): Promise<TemplatePreview> {
   const contact = input.contactId ? await queries.findContact(deps.db, projectId, input.contactId) : undefined;
   if (input.contactId && !contact) throw notFound('Contact');
-  checkTemplateSyntax(input.body, 'body');
+  const content = await resolveContent({ format: input.format, source: input.source, body: input.body });
   checkTemplateSyntax(input.subject, 'subject');
   const recipient = contact ?? { id: '', email: '', data: {} };
-  const rendered = render({ subject: input.subject, html: input.body }, recipientVariables(recipient, PREVIEW_LINKS));
-  return { ...rendered, contact: contact ? { id: contact.id, email: contact.email } : null };
+  const variables = recipientVariables(recipient, PREVIEW_LINKS);
+  const rendered = render({ subject: input.subject, html: content.body }, variables);
+  const source = content.source ?? content.body;
+  return {
+    ...rendered,
+    contact: contact ? { id: contact.id, email: contact.email } : null,
+    emptyPlaceholders: emptyPlaceholders(`${input.subject}\n${source}`, variables),
+    checks: checkContent({ source, html: rendered.html, text: rendered.text, type: input.type ?? 'MARKETING' }),
+  };
 }
 
-/** POST /templates/{id}/preview: the saved template, with the draft's subject or body when given. */
+/** POST /templates/{id}/preview: the saved template, with the draft's subject or content when given. */
 export async function previewTemplate(deps: Deps, projectId: string, id: string, draft: Partial<PreviewInput>): Promise<TemplatePreview> {
   const template = await getTemplateForSend(deps.db, projectId, id);
-  return previewContent(deps, projectId, { subject: draft.subject ?? template.subject, body: draft.body ?? template.body, contactId: draft.contactId });
+  const drafted = draft.body !== undefined || draft.source !== undefined || draft.format !== undefined;
+  const format = draft.format ?? template.format;
+  const content = drafted
+    ? { format, body: draft.body, source: draft.source ?? (format === template.format || template.format !== 'html' ? template.source : undefined) }
+    : { format: template.format, body: template.format === 'html' ? template.body : undefined, source: template.format === 'html' ? undefined : template.source };
+  return previewContent(deps, projectId, { subject: draft.subject ?? template.subject, ...content, type: draft.type ?? template.type, contactId: draft.contactId });
 }
 
 /**
  * POST /templates/{id}/test, as POST /campaigns/{id}/test: one copy of the saved template, `[Test]`
  * in the subject, through the same record and delivery queue as every send. It belongs to no
- * contact (no counter, no contact event); a contact with that address lends its data. Without
+ * contact (no counter, no contact event); the contact chosen for the preview (`contactId`), or else
+ * a contact with that address, lends its data. Without
  * `email`, a signed-in user gets it at their own address; a key must name one.
  */
-export async function sendTemplateTest(deps: Deps, projectId: string, id: string, to: string | undefined, userId: string | undefined) {
+export async function sendTemplateTest(deps: Deps, projectId: string, id: string, to: string | undefined, userId: string | undefined, contactId?: string) {
   const template = await getTemplateForSend(deps.db, projectId, id);
+  const renderAs = contactId ? await queries.findContact(deps.db, projectId, contactId) : undefined;
+  if (contactId && !renderAs) throw notFound('Contact');
   const address = (to ?? (userId ? (await findUserById(deps.db, userId))?.email : undefined))?.toLowerCase();
   if (!address) throw badRequest('email is required: the address to send the test to.', { details: { field: 'email' } });
   const emailId = await sendTestCopy(deps, projectId, {
     to: address,
     content: { subject: template.subject, html: template.body, from: { email: template.from, name: template.fromName }, replyTo: template.replyTo, contentType: template.type },
     source: { type: 'TRANSACTIONAL', templateId: template.id },
+    renderAs,
   });
   return { emailId, to: address };
 }

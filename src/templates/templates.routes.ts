@@ -2,6 +2,7 @@ import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import type { Deps } from '../deps.ts';
 import { projectOf } from '../http/auth.ts';
+import { STARTERS } from './starters/index.ts';
 import { getTemplateVersion, listTemplateVersions, restoreTemplateVersion } from './templates.history.ts';
 import { previewContent, previewTemplate, sendTemplateTest } from './templates.preview.ts';
 import {
@@ -13,6 +14,7 @@ import {
   templatePage,
   templatePreview,
   templatePreviewBody,
+  starterList,
   templateSchema,
   templateTestBody,
   templateTestSent,
@@ -51,6 +53,12 @@ export const templatesRoutes: FastifyPluginAsyncZod<Deps> = async (app, deps) =>
       },
     },
     async (request, reply) => reply.status(201).send(await createTemplate(deps, projectOf(request).id, request.body, request.user?.id)),
+  );
+
+  app.get(
+    '/templates/starters',
+    { config, schema: { tags, security, summary: 'Responsive MJML starters offered on "New template"', response: { 200: starterList } } },
+    async () => ({ data: STARTERS.map((starter) => ({ ...starter, format: 'mjml' as const })) }),
   );
 
   app.get(
@@ -142,7 +150,7 @@ export const templatesRoutes: FastifyPluginAsyncZod<Deps> = async (app, deps) =>
       schema: { tags, security, summary: 'Send one copy, [Test] in the subject, to an address (default: the signed-in user)', params: templateIdParams, body: templateTestBody, response: { 200: templateTestSent } },
     },
     async (request) => {
-      const data = await sendTemplateTest(deps, projectOf(request).id, request.params.id, request.body.email, request.user?.id);
+      const data = await sendTemplateTest(deps, projectOf(request).id, request.params.id, request.body.email, request.user?.id, request.body.contactId);
       return { success: true as const, message: `Test email sent to ${data.to}.`, data };
     },
   );

@@ -134,23 +134,37 @@ export type TemplateUsage = z.infer<typeof templateUsage>;
  */
 const previewFields = {
   subject: z.string().max(MAX_SUBJECT_SOURCE),
-  body: z.string().max(MAX_BODY),
+  body: z.string().max(MAX_BODY).optional().describe('the HTML, for format html'),
+  format: formatFields.format,
+  source: formatFields.source.describe('MJML for mjml and visual'),
+  type: z.enum(TEMPLATE_TYPES).optional().describe('what the checks judge it as (MARKETING needs an unsubscribe link); default MARKETING, or the saved template\'s'),
   contactId: z.uuid().nullable().optional().describe('whose data renders it; none: no contact variables'),
 };
 export const draftPreviewBody = z.object({ ...previewFields });
-export const templatePreviewBody = z.object({ ...previewFields, subject: previewFields.subject.optional(), body: previewFields.body.optional() });
-export type PreviewInput = { subject: string; body: string; contactId?: string | null };
+export const templatePreviewBody = z.object({ ...previewFields, subject: previewFields.subject.optional() });
+export type PreviewInput = { subject: string; body?: string; format?: ContentFormat; source?: string; type?: TemplateType; contactId?: string | null };
+
+export const contentCheck = z.object({
+  code: z.enum(['IMAGE_WITHOUT_ALT', 'LINK_NOT_HTTP', 'HTML_CLIPPED', 'NO_UNSUBSCRIBE_LINK', 'NO_TEXT_PART']),
+  message: z.string(),
+  where: z.string().describe('which image, link or part'),
+});
 
 export const templatePreview = z.object({
   subject: z.string(),
   html: z.string(),
   text: z.string(),
   contact: z.object({ id: z.uuid(), email: z.string() }).nullable(),
+  emptyPlaceholders: z.array(z.string()).describe('placeholders without a fallback that render empty for this contact'),
+  checks: z.array(contentCheck).describe('advice before sending: images without alt, links not http(s), HTML over 102 KB, no unsubscribe link, no text part'),
 });
 export type TemplatePreview = z.infer<typeof templatePreview>;
 
 /** POST /templates/{id}/test, shaped as POST /campaigns/{id}/test; `email` defaults to the signed-in user's. */
-export const templateTestBody = z.object({ email: email.optional() });
+export const templateTestBody = z.object({
+  email: email.optional(),
+  contactId: z.uuid().optional().describe('whose data renders the copy, as in the preview; default: the contact with that address'),
+});
 export const templateTestSent = z.object({ success: z.literal(true), message: z.string(), data: z.object({ emailId: z.uuid(), to: z.string() }) });
 
 /** GET /templates/{id}/versions (docs/templates.md, History). */
@@ -169,3 +183,18 @@ export const templateVersion = templateVersionSummary.extend({ body: z.string(),
 export type TemplateVersion = z.infer<typeof templateVersion>;
 
 export const templateVersionParams = z.object({ id: z.uuid(), version: z.coerce.number().int().min(1).max(2_147_483_647) });
+
+/** GET /templates/starters: the starters offered on "New template" (docs/templates.md). */
+export const starterList = z.object({
+  data: z.array(
+    z.object({
+      id: z.string(),
+      name: z.string(),
+      description: z.string(),
+      type: z.enum(TEMPLATE_TYPES),
+      subject: z.string(),
+      format: z.literal('mjml'),
+      source: z.string(),
+    }),
+  ),
+});

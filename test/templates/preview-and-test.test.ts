@@ -66,7 +66,7 @@ describe('template preview and test send (api.md Templates; contract §5)', () =
     const { project, contact } = await setup();
     const res = await project.dashboard.post('/templates/preview', { subject: SUBJECT, body: BODY, contactId: contact.id });
     assert.equal(res.status, 200, res.text);
-    assert.deepEqual(Object.keys(res.body).sort(), ['contact', 'html', 'subject', 'text']);
+    assert.deepEqual(Object.keys(res.body).sort(), ['checks', 'contact', 'emptyPlaceholders', 'html', 'subject', 'text']);
     assert.equal(res.body.subject, 'Заказ A-1042 — Ксения, ご注文ありがとうございます');
     assert.deepEqual(res.body.contact, { id: contact.id, email: contact.email });
     const html: string = res.body.html;

@@ -1000,6 +1000,9 @@ export interface paths {
                                 createdAt: string;
                                 deliveredCount: number;
                                 description: string | null;
+                                editorState: unknown;
+                                /** @enum {string} */
+                                format: "html" | "mjml" | "visual";
                                 from: string;
                                 fromName: string | null;
                                 /** Format: uuid */
@@ -1014,6 +1017,8 @@ export interface paths {
                                 segmentId: string | null;
                                 sentAt: string | null;
                                 sentCount: number;
+                                /** @description what the author edits (the HTML itself for html) */
+                                source: string;
                                 /** @enum {string} */
                                 status: "DRAFT" | "SCHEDULED" | "SENDING" | "SENT" | "CANCELLED";
                                 subject: string;
@@ -1052,12 +1057,21 @@ export interface paths {
                         audienceType: "ALL" | "SEGMENT" | "FILTERED";
                         body?: string;
                         description?: string | null;
+                        /** @description the visual editor's own state, opaque */
+                        editorState?: unknown;
+                        /**
+                         * @description html (default), mjml or visual
+                         * @enum {string}
+                         */
+                        format?: "html" | "mjml" | "visual";
                         from?: string;
                         fromName?: string | null;
                         name: string;
                         replyTo?: string | null;
                         /** Format: uuid */
                         segmentId?: string | null;
+                        /** @description the text the author edits: MJML for mjml and visual; for html, the body itself */
+                        source?: string;
                         subject?: string;
                         /**
                          * Format: uuid
@@ -1089,6 +1103,9 @@ export interface paths {
                                 createdAt: string;
                                 deliveredCount: number;
                                 description: string | null;
+                                editorState: unknown;
+                                /** @enum {string} */
+                                format: "html" | "mjml" | "visual";
                                 from: string;
                                 fromName: string | null;
                                 /** Format: uuid */
@@ -1103,6 +1120,8 @@ export interface paths {
                                 segmentId: string | null;
                                 sentAt: string | null;
                                 sentCount: number;
+                                /** @description what the author edits (the HTML itself for html) */
+                                source: string;
                                 /** @enum {string} */
                                 status: "DRAFT" | "SCHEDULED" | "SENDING" | "SENT" | "CANCELLED";
                                 subject: string;
@@ -1165,6 +1184,9 @@ export interface paths {
                                 createdAt: string;
                                 deliveredCount: number;
                                 description: string | null;
+                                editorState: unknown;
+                                /** @enum {string} */
+                                format: "html" | "mjml" | "visual";
                                 from: string;
                                 fromName: string | null;
                                 /** Format: uuid */
@@ -1179,6 +1201,8 @@ export interface paths {
                                 segmentId: string | null;
                                 sentAt: string | null;
                                 sentCount: number;
+                                /** @description what the author edits (the HTML itself for html) */
+                                source: string;
                                 /** @enum {string} */
                                 status: "DRAFT" | "SCHEDULED" | "SENDING" | "SENT" | "CANCELLED";
                                 subject: string;
@@ -1217,12 +1241,21 @@ export interface paths {
                         audienceType: "ALL" | "SEGMENT" | "FILTERED";
                         body?: string;
                         description?: string | null;
+                        /** @description the visual editor's own state, opaque */
+                        editorState?: unknown;
+                        /**
+                         * @description html (default), mjml or visual
+                         * @enum {string}
+                         */
+                        format?: "html" | "mjml" | "visual";
                         from?: string;
                         fromName?: string | null;
                         name: string;
                         replyTo?: string | null;
                         /** Format: uuid */
                         segmentId?: string | null;
+                        /** @description the text the author edits: MJML for mjml and visual; for html, the body itself */
+                        source?: string;
                         subject?: string;
                         /**
                          * Format: uuid
@@ -1254,6 +1287,9 @@ export interface paths {
                                 createdAt: string;
                                 deliveredCount: number;
                                 description: string | null;
+                                editorState: unknown;
+                                /** @enum {string} */
+                                format: "html" | "mjml" | "visual";
                                 from: string;
                                 fromName: string | null;
                                 /** Format: uuid */
@@ -1268,6 +1304,8 @@ export interface paths {
                                 segmentId: string | null;
                                 sentAt: string | null;
                                 sentCount: number;
+                                /** @description what the author edits (the HTML itself for html) */
+                                source: string;
                                 /** @enum {string} */
                                 status: "DRAFT" | "SCHEDULED" | "SENDING" | "SENT" | "CANCELLED";
                                 subject: string;
@@ -1417,6 +1455,9 @@ export interface paths {
                                 createdAt: string;
                                 deliveredCount: number;
                                 description: string | null;
+                                editorState: unknown;
+                                /** @enum {string} */
+                                format: "html" | "mjml" | "visual";
                                 from: string;
                                 fromName: string | null;
                                 /** Format: uuid */
@@ -1431,6 +1472,8 @@ export interface paths {
                                 segmentId: string | null;
                                 sentAt: string | null;
                                 sentCount: number;
+                                /** @description what the author edits (the HTML itself for html) */
+                                source: string;
                                 /** @enum {string} */
                                 status: "DRAFT" | "SCHEDULED" | "SENDING" | "SENT" | "CANCELLED";
                                 subject: string;
@@ -1495,6 +1538,9 @@ export interface paths {
                                 createdAt: string;
                                 deliveredCount: number;
                                 description: string | null;
+                                editorState: unknown;
+                                /** @enum {string} */
+                                format: "html" | "mjml" | "visual";
                                 from: string;
                                 fromName: string | null;
                                 /** Format: uuid */
@@ -1509,6 +1555,8 @@ export interface paths {
                                 segmentId: string | null;
                                 sentAt: string | null;
                                 sentCount: number;
+                                /** @description what the author edits (the HTML itself for html) */
+                                source: string;
                                 /** @enum {string} */
                                 status: "DRAFT" | "SCHEDULED" | "SENDING" | "SENT" | "CANCELLED";
                                 subject: string;
@@ -1647,6 +1695,9 @@ export interface paths {
                                 createdAt: string;
                                 deliveredCount: number;
                                 description: string | null;
+                                editorState: unknown;
+                                /** @enum {string} */
+                                format: "html" | "mjml" | "visual";
                                 from: string;
                                 fromName: string | null;
                                 /** Format: uuid */
@@ -1661,6 +1712,8 @@ export interface paths {
                                 segmentId: string | null;
                                 sentAt: string | null;
                                 sentCount: number;
+                                /** @description what the author edits (the HTML itself for html) */
+                                source: string;
                                 /** @enum {string} */
                                 status: "DRAFT" | "SCHEDULED" | "SENDING" | "SENT" | "CANCELLED";
                                 subject: string;
@@ -5083,13 +5136,26 @@ export interface paths {
             requestBody: {
                 content: {
                     "application/json": {
+                        /** @description the HTML, for format html */
                         body?: string;
                         /**
                          * Format: uuid
                          * @description whose data renders it; none: no contact variables
                          */
                         contactId?: string | null;
+                        /**
+                         * @description html (default), mjml or visual
+                         * @enum {string}
+                         */
+                        format?: "html" | "mjml" | "visual";
+                        /** @description MJML for mjml and visual */
+                        source?: string;
                         subject?: string;
+                        /**
+                         * @description what the checks judge it as (MARKETING needs an unsubscribe link); default MARKETING, or the saved template's
+                         * @enum {string}
+                         */
+                        type?: "TRANSACTIONAL" | "MARKETING" | "HEADLESS";
                     };
                 };
             };
@@ -5101,11 +5167,21 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
+                            /** @description advice before sending: images without alt, links not http(s), HTML over 102 KB, no unsubscribe link, no text part */
+                            checks: {
+                                /** @enum {string} */
+                                code: "IMAGE_WITHOUT_ALT" | "LINK_NOT_HTTP" | "HTML_CLIPPED" | "NO_UNSUBSCRIBE_LINK" | "NO_TEXT_PART";
+                                message: string;
+                                /** @description which image, link or part */
+                                where: string;
+                            }[];
                             contact: {
                                 email: string;
                                 /** Format: uuid */
                                 id: string;
                             } | null;
+                            /** @description placeholders without a fallback that render empty for this contact */
+                            emptyPlaceholders: string[];
                             html: string;
                             subject: string;
                             text: string;
@@ -5142,6 +5218,11 @@ export interface paths {
             requestBody: {
                 content: {
                     "application/json": {
+                        /**
+                         * Format: uuid
+                         * @description whose data renders the copy, as in the preview; default: the contact with that address
+                         */
+                        contactId?: string;
                         email?: string;
                     };
                 };
@@ -5413,13 +5494,26 @@ export interface paths {
             requestBody: {
                 content: {
                     "application/json": {
-                        body: string;
+                        /** @description the HTML, for format html */
+                        body?: string;
                         /**
                          * Format: uuid
                          * @description whose data renders it; none: no contact variables
                          */
                         contactId?: string | null;
+                        /**
+                         * @description html (default), mjml or visual
+                         * @enum {string}
+                         */
+                        format?: "html" | "mjml" | "visual";
+                        /** @description MJML for mjml and visual */
+                        source?: string;
                         subject: string;
+                        /**
+                         * @description what the checks judge it as (MARKETING needs an unsubscribe link); default MARKETING, or the saved template's
+                         * @enum {string}
+                         */
+                        type?: "TRANSACTIONAL" | "MARKETING" | "HEADLESS";
                     };
                 };
             };
@@ -5431,11 +5525,21 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
+                            /** @description advice before sending: images without alt, links not http(s), HTML over 102 KB, no unsubscribe link, no text part */
+                            checks: {
+                                /** @enum {string} */
+                                code: "IMAGE_WITHOUT_ALT" | "LINK_NOT_HTTP" | "HTML_CLIPPED" | "NO_UNSUBSCRIBE_LINK" | "NO_TEXT_PART";
+                                message: string;
+                                /** @description which image, link or part */
+                                where: string;
+                            }[];
                             contact: {
                                 email: string;
                                 /** Format: uuid */
                                 id: string;
                             } | null;
+                            /** @description placeholders without a fallback that render empty for this contact */
+                            emptyPlaceholders: string[];
                             html: string;
                             subject: string;
                             text: string;
@@ -5444,6 +5548,54 @@ export interface paths {
                 };
             };
         };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/templates/starters": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Responsive MJML starters offered on "New template" */
+        get: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            data: {
+                                description: string;
+                                /** @enum {string} */
+                                format: "mjml";
+                                id: string;
+                                name: string;
+                                source: string;
+                                subject: string;
+                                /** @enum {string} */
+                                type: "TRANSACTIONAL" | "MARKETING" | "HEADLESS";
+                            }[];
+                        };
+                    };
+                };
+            };
+        };
+        put?: never;
+        post?: never;
         delete?: never;
         options?: never;
         head?: never;

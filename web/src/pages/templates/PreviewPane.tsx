@@ -1,13 +1,21 @@
-import { Alert, Group, Loader, Paper, SegmentedControl, Select, Stack, Text } from '@mantine/core';
+import { Alert, Group, List, Loader, Paper, SegmentedControl, Select, Stack, Text } from '@mantine/core';
 import { useDebouncedValue } from '@mantine/hooks';
 import { keepPreviousData, useQuery } from '@tanstack/react-query';
 import { useState } from 'react';
 import { api, call } from '../../api/client.ts';
 import { asApiError } from '../../api/errors.ts';
 import { useProject } from '../../shell/project.ts';
+import type { Check } from './templates.ts';
 
 export type Picked = { id: string; email: string };
-export type Rendered = { subject: string; html: string; text: string };
+export type Rendered = { subject: string; html: string; text: string; emptyPlaceholders: string[]; checks: Check[] };
+
+/**
+ * Dark mode as the mail apps that force it draw a light email: colours inverted, hues and images
+ * kept. An approximation, but it shows text that would vanish on a dark background.
+ */
+const DARK_STYLE = '<style>html{filter:invert(1) hue-rotate(180deg);background:#fff}img{filter:invert(1) hue-rotate(180deg)}</style>';
+const WIDTH = { desktop: '100%', phone: '390px' } as const;
 
 /** Choose whose data renders the preview: a searchable list of the project's contacts. */
 function ContactPicker({ value, onChange }: { value: Picked | null; onChange: (contact: Picked | null) => void }) {
@@ -58,6 +66,8 @@ type Props = {
  */
 export function PreviewPane({ contact, onContactChange, rendered, pending, problem }: Props) {
   const [view, setView] = useState<'html' | 'text'>('html');
+  const [device, setDevice] = useState<'desktop' | 'phone'>('desktop');
+  const [dark, setDark] = useState(false);
   return (
     <Stack gap="sm" component="section" aria-label="Preview">
       <ContactPicker value={contact} onChange={onContactChange} />
@@ -72,8 +82,51 @@ export function PreviewPane({ contact, onContactChange, rendered, pending, probl
             { value: 'text', label: 'Plain text' },
           ]}
         />
+        {view === 'html' && (
+          <SegmentedControl
+            aria-label="Preview width"
+            size="xs"
+            value={device}
+            onChange={(v) => setDevice(v as 'desktop' | 'phone')}
+            data={[
+              { value: 'desktop', label: 'Desktop' },
+              { value: 'phone', label: 'Phone' },
+            ]}
+          />
+        )}
+        {view === 'html' && (
+          <SegmentedControl
+            aria-label="Preview colours"
+            size="xs"
+            value={dark ? 'dark' : 'light'}
+            onChange={(v) => setDark(v === 'dark')}
+            data={[
+              { value: 'light', label: 'Light' },
+              { value: 'dark', label: 'Dark' },
+            ]}
+          />
+        )}
         {pending && <Loader size="xs" aria-label="Rendering the preview" />}
       </Group>
+      {rendered && rendered.emptyPlaceholders.length > 0 && (
+        <Alert color="yellow" variant="light" p="xs" title={contact ? `Empty for ${contact.email}` : 'Empty without a contact'}>
+          <Text size="sm">
+            These placeholders would render empty: {rendered.emptyPlaceholders.join(', ')}. Give them a fallback, such as{' '}
+            <code>{`{{ ${rendered.emptyPlaceholders[0]} ?? "friend" }}`}</code>.
+          </Text>
+        </Alert>
+      )}
+      {rendered && rendered.checks.length > 0 && (
+        <Alert color="orange" variant="light" p="xs" title="Checks before sending">
+          <List size="sm" aria-label="Checks before sending">
+            {rendered.checks.map((check, index) => (
+              <List.Item key={`${check.code}-${index}`}>
+                <strong>{check.where}</strong>: {check.message}
+              </List.Item>
+            ))}
+          </List>
+        </Alert>
+      )}
       {problem && (
         <Alert color="red" variant="light" p="xs" role="alert" title="The preview is not up to date">
           {problem}
@@ -91,8 +144,8 @@ export function PreviewPane({ contact, onContactChange, rendered, pending, probl
         <iframe
           title="Rendered email"
           sandbox="allow-same-origin"
-          srcDoc={rendered?.html ?? ''}
-          style={{ width: '100%', height: 480, border: '1px solid var(--mantine-color-default-border)', borderRadius: 8, background: 'white' }}
+          srcDoc={(rendered?.html ?? '') + (dark ? DARK_STYLE : '')}
+          style={{ width: WIDTH[device], maxWidth: '100%', alignSelf: 'center', height: 560, border: '1px solid var(--mantine-color-default-border)', borderRadius: 8, background: 'white' }}
         />
       ) : (
         <Paper withBorder radius="md" p="sm" mah={480} style={{ overflow: 'auto' }}>

@@ -1,4 +1,4 @@
-import { Anchor, Button, Divider, Grid, Group, Stack, Text } from '@mantine/core';
+import { Alert, Anchor, Button, Divider, Grid, Group, SegmentedControl, Select, Stack, Text } from '@mantine/core';
 import { useDebouncedValue } from '@mantine/hooks';
 import { keepPreviousData, useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { useEffect, useState } from 'react';
@@ -11,10 +11,11 @@ import { LoadError } from '../../ui/LoadError.tsx';
 import { Loading } from '../../ui/Loading.tsx';
 import { PageHeader } from '../../ui/PageHeader.tsx';
 import { BodyEditor } from './BodyEditor.tsx';
+import { DeleteTemplate, HistoryPanel } from './HistoryPanel.tsx';
 import { type Picked, PreviewPane, type Rendered } from './PreviewPane.tsx';
 import { FIELDS, fieldMessage, TemplateFields } from './TemplateFields.tsx';
 import { TestSendPanel } from './TestSendPanel.tsx';
-import { type Draft, draftOf, EMPTY_DRAFT, inputOf, sameDraft, syntaxErrorOf, type Template, templateKeys } from './templates.ts';
+import { type Draft, draftOf, EMPTY_DRAFT, FORMAT_LABELS, type Format, inputOf, sameDraft, syntaxErrorOf, type Template, templateKeys } from './templates.ts';
 import { UsagePanel } from './UsagePanel.tsx';
 
 /**
@@ -27,15 +28,33 @@ export function Component() {
   const { templateId } = useParams();
   const id = templateId === 'new' ? undefined : templateId;
   const [contact, setContact] = useState<Picked | null>(null);
+  // A sample contact is chosen by default, so placeholders show real values; clearing it sticks.
+  const [picked, setPicked] = useState(false);
+  const sample = useQuery({
+    queryKey: ['contacts', project.id, 'sample'],
+    queryFn: () => call(api.GET('/contacts', { params: { query: { limit: 1 } } })),
+    enabled: !picked,
+  });
+  useEffect(() => {
+    const first = sample.data?.data[0];
+    if (!picked && first) {
+      setContact({ id: first.id, email: first.email });
+      setPicked(true);
+    }
+  }, [sample.data, picked]);
+  const choose = (next: Picked | null) => {
+    setPicked(true);
+    setContact(next);
+  };
   const template = useQuery({
     queryKey: templateKeys.one(project.id, id ?? ''),
     queryFn: () => call(api.GET('/templates/{id}', { params: { path: { id: id! } } })),
     enabled: !!id,
   });
-  if (!id) return <Editor key="new" contact={contact} setContact={setContact} />;
+  if (!id) return <Editor key="new" contact={contact} setContact={choose} />;
   if (template.isError) return <LoadError error={template.error} what="the template" retry={() => template.refetch()} />;
   if (!template.data) return <Loading rows={8} label="Loading the template" />;
-  return <Editor key={template.data.id} template={template.data} contact={contact} setContact={setContact} />;
+  return <Editor key={template.data.id} template={template.data} contact={contact} setContact={choose} />;
 }
 
 type EditorProps = { template?: Template; contact: Picked | null; setContact: (contact: Picked | null) => void };
@@ -76,10 +95,21 @@ function Editor({ template, contact, setContact }: EditorProps) {
   // The live preview: the draft's subject and body, rendered server-side by the sending renderer.
   const [subject] = useDebouncedValue(draft.subject, 400);
   const [body] = useDebouncedValue(draft.body, 400);
-  const source = { subject, body };
+  const source = { subject, body, format: draft.format, type: draft.type };
   const preview = useQuery({
-    queryKey: [...templateKeys.all(project.id), 'preview', source.subject, source.body, contact?.id ?? null],
-    queryFn: () => call(api.POST('/templates/preview', { body: { subject: source.subject, body: source.body, contactId: contact?.id ?? null } })),
+    queryKey: [...templateKeys.all(project.id), 'preview', source, contact?.id ?? null],
+    queryFn: () =>
+      call(
+        api.POST('/templates/preview', {
+          body: {
+            subject: source.subject,
+            format: source.format,
+            ...(source.format === 'html' ? { body: source.body } : { source: source.body }),
+            type: source.type,
+            contactId: contact?.id ?? null,
+          },
+        }),
+      ),
     placeholderData: keepPreviousData,
     retry: false,
   });
@@ -132,7 +162,16 @@ function Editor({ template, contact, setContact }: EditorProps) {
             }}
           >
             <Stack gap="md">
+              {!template && <StarterPicker onPick={(starter) => setDraft((current) => ({ ...current, ...starter }))} />}
               <TemplateFields draft={draft} set={set} error={save.error} subjectSyntax={subjectSyntax} />
+              <FormatChoice
+                format={draft.format}
+                saved={saved?.format}
+                onChange={(format) =>
+                  // MJML becoming HTML starts from the HTML rendered at the last save.
+                  setDraft((current) => ({ ...current, format, body: format === 'html' && current.format !== 'html' && template && template.format !== 'html' ? template.body : current.body }))
+                }
+              />
               <BodyEditor value={draft.body} onChange={(body) => set('body', body)} error={bodySyntax} fieldError={fieldMessage(save.error, 'body')} />
               {!syntaxErrorOf(save.error) && <ErrorMessage error={save.error} shownFields={FIELDS} />}
               <Group gap="sm">
@@ -152,14 +191,70 @@ function Editor({ template, contact, setContact }: EditorProps) {
             {template && (
               <>
                 <Divider />
-                <TestSendPanel templateId={template.id} saveFirst={saveFirst} dirty={dirty} />
+                <TestSendPanel templateId={template.id} saveFirst={saveFirst} dirty={dirty} contactId={contact?.id} />
+                <Divider />
+                <HistoryPanel templateId={template.id} onRestored={(restored) => {
+                    const restoredDraft = draftOf(restored);
+                    setSaved(restoredDraft);
+                    setDraft(restoredDraft);
+                  }}
+                />
                 <Divider />
                 <UsagePanel templateId={template.id} />
+                <DeleteTemplate template={template} />
               </>
             )}
           </Stack>
         </Grid.Col>
       </Grid>
+    </Stack>
+  );
+}
+
+/** "Start from": the starters (GET /templates/starters) fill the new template's fields. */
+function StarterPicker({ onPick }: { onPick: (draft: Partial<Draft>) => void }) {
+  const starters = useQuery({ queryKey: templateKeys.starters, queryFn: () => call(api.GET('/templates/starters')) });
+  return (
+    <Select
+      label="Start from"
+      description="A responsive starter in MJML, or a blank HTML template."
+      placeholder="Blank HTML"
+      clearable
+      data={(starters.data?.data ?? []).map((s) => ({ value: s.id, label: `${s.name}: ${s.description}` }))}
+      onChange={(value) => {
+        const starter = starters.data?.data.find((s) => s.id === value);
+        onPick(
+          starter
+            ? { name: starter.name, subject: starter.subject, type: starter.type, format: 'mjml', body: starter.source }
+            : { format: 'html', body: EMPTY_DRAFT.body },
+        );
+      }}
+    />
+  );
+}
+
+/**
+ * HTML or MJML. A visual template can become MJML or HTML, one way: the editor's layout is not
+ * rebuilt from them (docs/templates.md).
+ */
+function FormatChoice({ format, saved, onChange }: { format: Format; saved: Format | undefined; onChange: (format: Format) => void }) {
+  const formats: Format[] = format === 'visual' || saved === 'visual' ? ['visual', 'mjml', 'html'] : ['html', 'mjml'];
+  return (
+    <Stack gap={4}>
+      <Text size="sm" fw={500} id="format-label">
+        Format
+      </Text>
+      <SegmentedControl aria-labelledby="format-label" value={format} onChange={(v) => onChange(v as Format)} data={formats.map((f) => ({ value: f, label: FORMAT_LABELS[f] }))} />
+      {saved === 'visual' && format !== 'visual' && (
+        <Alert color="yellow" variant="light" p="xs">
+          Saving as {FORMAT_LABELS[format]} leaves the visual editor for good: its layout is kept only as {FORMAT_LABELS[format]}.
+        </Alert>
+      )}
+      {saved === 'mjml' && format === 'html' && (
+        <Alert color="yellow" variant="light" p="xs">
+          Saving as HTML keeps the HTML rendered from the MJML; the MJML itself stays only in the history.
+        </Alert>
+      )}
     </Stack>
   );
 }

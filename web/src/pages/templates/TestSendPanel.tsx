@@ -13,17 +13,19 @@ type Props = {
   /** Saves unsaved changes first (the test sends the saved template); false when saving failed. */
   saveFirst: () => Promise<boolean>;
   dirty: boolean;
+  /** The contact the preview shows: the test renders with their data. */
+  contactId: string | undefined;
 };
 
 /** "Send test": one copy of the saved template, [Test] in the subject, to an address or to the user. */
-export function TestSendPanel({ templateId, saveFirst, dirty }: Props) {
+export function TestSendPanel({ templateId, saveFirst, dirty, contactId }: Props) {
   const project = useProject();
   const me = useMe();
   const [email, setEmail] = useState('');
   const send = useMutation({
     mutationFn: async (to: string) => {
       if (!(await saveFirst())) return undefined;
-      return call(api.POST('/templates/{id}/test', { params: { path: { id: templateId } }, body: to ? { email: to } : {} }));
+      return call(api.POST('/templates/{id}/test', { params: { path: { id: templateId } }, body: { ...(to ? { email: to } : {}), contactId } }));
     },
   });
   function submit(event: FormEvent<HTMLFormElement>) {
@@ -41,7 +43,7 @@ export function TestSendPanel({ templateId, saveFirst, dirty }: Props) {
         <Stack gap="xs">
           <TextInput
             label="Test recipient"
-            description={`Leave empty to send it to yourself${me.data ? ` (${me.data.email})` : ''}. The subject starts with [Test].`}
+            description={`Leave empty to send it to yourself${me.data ? ` (${me.data.email})` : ''}. The subject starts with [Test]; the previewed contact's data fills it.`}
             type="email"
             placeholder={me.data?.email ?? 'you@example.com'}
             value={email}

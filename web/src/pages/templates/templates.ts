@@ -3,6 +3,12 @@ import type { paths } from '../../api/schema';
 
 export type Template = paths['/templates/{id}']['get']['responses'][200]['content']['application/json'];
 export type TemplateUsage = paths['/templates/{id}/usage']['get']['responses'][200]['content']['application/json'];
+export type Starter = paths['/templates/starters']['get']['responses'][200]['content']['application/json']['data'][number];
+export type TemplateVersion = paths['/templates/{id}/versions']['get']['responses'][200]['content']['application/json']['data'][number];
+export type Check = paths['/templates/preview']['post']['responses'][200]['content']['application/json']['checks'][number];
+export type Format = Template['format'];
+
+export const FORMAT_LABELS: Record<Format, string> = { html: 'HTML', mjml: 'MJML', visual: 'Visual' };
 
 export const TEMPLATE_TYPES = ['MARKETING', 'TRANSACTIONAL', 'HEADLESS'] as const;
 export type TemplateType = (typeof TEMPLATE_TYPES)[number];
@@ -18,13 +24,19 @@ export const templateKeys = {
   list: (projectId: string, filters: object) => ['templates', projectId, 'list', filters] as const,
   one: (projectId: string, id: string) => ['templates', projectId, 'one', id] as const,
   usage: (projectId: string, id: string) => ['templates', projectId, 'usage', id] as const,
+  versions: (projectId: string, id: string) => ['templates', projectId, 'versions', id] as const,
+  starters: ['template-starters'] as const,
 };
 
-/** What the editor edits: the template's fields as strings (empty = unset). */
+/**
+ * What the editor edits: the template's fields as strings (empty = unset). `body` is the text the
+ * author writes: the HTML for `html`, the MJML source for `mjml` and `visual` (docs/templates.md).
+ */
 export type Draft = {
   name: string;
   description: string;
   subject: string;
+  format: Format;
   body: string;
   from: string;
   fromName: string;
@@ -36,7 +48,8 @@ export const EMPTY_DRAFT: Draft = {
   name: '',
   description: '',
   subject: '',
-  body: '<h1>Hello {{ first_name ?? "there" }}</h1>\n<p>Write your message here.</p>\n',
+  format: 'html',
+  body: '<h1>Hello {{ data.firstName ?? "there" }}</h1>\n<p>Write your message here.</p>\n',
   from: '',
   fromName: '',
   replyTo: '',
@@ -48,7 +61,8 @@ export function draftOf(template: Template): Draft {
     name: template.name,
     description: template.description ?? '',
     subject: template.subject,
-    body: template.body,
+    format: template.format,
+    body: template.format === 'html' ? template.body : template.source,
     from: template.from,
     fromName: template.fromName ?? '',
     replyTo: template.replyTo ?? '',
@@ -62,7 +76,8 @@ export function inputOf(draft: Draft) {
   return {
     name: draft.name.trim(),
     subject: draft.subject,
-    body: draft.body,
+    format: draft.format,
+    ...(draft.format === 'html' ? { body: draft.body } : { source: draft.body }),
     from: draft.from.trim(),
     type: draft.type,
     description: draft.description.trim() === '' ? null : draft.description,
@@ -80,7 +95,8 @@ export function syntaxErrorOf(error: unknown): SyntaxErrorAt | undefined {
   const apiError = asApiError(error);
   if (apiError?.code !== 'TEMPLATE_SYNTAX_ERROR') return undefined;
   const details = apiError.details ?? {};
-  const field = details.field === 'subject' || details.field === 'body' ? details.field : undefined;
+  // An MJML template's source is written in the body editor.
+  const field = details.field === 'subject' ? 'subject' : details.field === 'body' || details.field === 'source' ? 'body' : undefined;
   const line = typeof details.line === 'number' ? details.line : undefined;
   const column = typeof details.column === 'number' ? details.column : undefined;
   return { field, line, column, message: apiError.message };
