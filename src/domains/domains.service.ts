@@ -85,7 +85,7 @@ export async function removeDomain(deps: Deps, projectId: string, id: string): P
 export async function verifyDomain(deps: Deps, projectId: string, id: string): Promise<Domain> {
   const row = await findDomain(deps.db, projectId, id);
   if (!row) throw notFound('Domain');
-  const result = await checkDomain(dnsFor(deps.config), row);
+  const result = await checkDomain(dnsFor(deps.config), row, bounceHostOf(deps.config) !== undefined);
   const [updated] = await applyCheckOutcomes(deps.db, [{ projectId, id, result }]);
   if (!updated) throw notFound('Domain'); // removed while we looked
   return toDomain(updated, deps.config);
@@ -96,16 +96,19 @@ export async function verifyDomain(deps: Deps, projectId: string, id: string): P
  * `fail` when it is missing or differs, `unknown` when it could not be looked up (contract §7: a
  * timeout is not a failure of the record). Every answer is kept for the records' states.
  */
-export async function checkDomain(resolver: TxtResolver, row: DomainToCheck): Promise<CheckOutcome> {
+export async function checkDomain(resolver: TxtResolver, row: DomainToCheck, returnPath = false): Promise<CheckOutcome> {
   const answers = await Promise.all(RECORD_KINDS.map(async (kind) => [kind, await resolver.txt(recordName(kind, row))] as const));
   const checks: RecordChecks = {};
   for (const [kind, answer] of answers) {
     if (answer.status !== 'unavailable') checks[kind] = answer.status === 'found' ? answer.records : [];
   }
-  // The return path's records (docs/smtp.md): recommended, so they never decide the status.
-  const [bounceMx, bounceSpf] = await Promise.all([resolver.mx(bounceDomain(row.domain)), resolver.txt(bounceDomain(row.domain))]);
-  if (bounceMx.status !== 'unavailable') checks.bounceMx = bounceMx.status === 'found' ? bounceMx.records : [];
-  if (bounceSpf.status !== 'unavailable') checks.bounceSpf = bounceSpf.status === 'found' ? bounceSpf.records : [];
+  // The return path's records (docs/smtp.md), looked up when this server receives bounces:
+  // recommended, so they never decide the status.
+  if (returnPath) {
+    const [bounceMx, bounceSpf] = await Promise.all([resolver.mx(bounceDomain(row.domain)), resolver.txt(bounceDomain(row.domain))]);
+    if (bounceMx.status !== 'unavailable') checks.bounceMx = bounceMx.status === 'found' ? bounceMx.records : [];
+    if (bounceSpf.status !== 'unavailable') checks.bounceSpf = bounceSpf.status === 'found' ? bounceSpf.records : [];
+  }
   const dkim = answers.find(([kind]) => kind === 'dkim')![1];
   return { outcome: requiredOutcome(dkim, `v=DKIM1; k=rsa; p=${row.public_key}`), checks };
 }
@@ -186,7 +189,7 @@ export async function recheckDueDomains(deps: Deps, budgetMs: number): Promise<n
   let checked = 0;
   for (;;) {
     const due = await findDueDomains(deps.db, deps.config.domainCheckIntervalSeconds / 2, CHECK_BATCH);
-    const outcomes = await mapLimit(due, CHECK_CONCURRENCY, async (row) => ({ projectId: row.project_id, id: row.id, result: await checkDomain(resolver, row) }));
+    const outcomes = await mapLimit(due, CHECK_CONCURRENCY, async (row) => ({ projectId: row.project_id, id: row.id, result: await checkDomain(resolver, row, bounceHostOf(deps.config) !== undefined) }));
     await applyCheckOutcomes(deps.db, outcomes);
     checked += due.length;
     if (due.length < CHECK_BATCH || Date.now() - started > budgetMs) return checked;
