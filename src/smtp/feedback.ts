@@ -17,15 +17,20 @@ export type ReportKind =
   | { kind: 'auto_reply'; subject: string | null }
   | { kind: 'other' };
 
-export function readReport(parsed: ParsedMail): ReportKind {
+export function readReport(raw: Buffer, parsed: ParsedMail): ReportKind {
   const contentType = parsed.headers.get('content-type') as { value?: string; params?: Record<string, string> } | undefined;
-  const reportType = contentType?.value?.toLowerCase() === 'multipart/report' ? contentType.params?.['report-type']?.toLowerCase() : undefined;
-  const part = (type: string) => parsed.attachments.find((a) => a.contentType.toLowerCase() === type);
-  const dsn = part('message/delivery-status') ?? part('message/global-delivery-status');
-  if (reportType === 'delivery-status' || (reportType === undefined && dsn)) return dsn ? readDsn(dsn.content.toString('utf8')) : { kind: 'other' };
-  const arf = part('message/feedback-report');
-  if (reportType === 'feedback-report' || arf) {
-    const fields = arf ? fieldBlocks(arf.content.toString('utf8'))[0] : undefined;
+  const isReport = contentType?.value?.toLowerCase() === 'multipart/report';
+  const reportType = isReport ? contentType?.params?.['report-type']?.toLowerCase() : undefined;
+  // mailparser folds a delivery-status part into the text: the report's parts are read from the MIME.
+  const parts = isReport && contentType?.params?.boundary ? reportParts(raw, contentType.params.boundary) : [];
+  const part = (type: string) => parts.find((p) => p.type === type)?.body;
+  if (reportType === 'delivery-status') {
+    const dsn = part('message/delivery-status') ?? part('message/global-delivery-status');
+    return dsn ? readDsn(dsn) : { kind: 'other' };
+  }
+  if (reportType === 'feedback-report') {
+    const arf = part('message/feedback-report');
+    const fields = arf ? fieldBlocks(arf)[0] : undefined;
     return { kind: 'complaint', feedbackType: fields?.get('feedback-type') ?? null };
   }
   if (isAutoReply(parsed)) return { kind: 'auto_reply', subject: parsed.subject ?? null };
@@ -53,6 +58,23 @@ function readDsn(text: string): ReportKind {
   const classified = classifyRefusal({ responseCode: code, response, message: response });
   if (classified.class === 'retry') return { kind: 'delayed', status };
   return { kind: 'bounce', class: classified.class, error: classified.error, status };
+}
+
+/** The top-level parts of a multipart message: each one's Content-Type and its body as text (7bit, as reports are). */
+function reportParts(raw: Buffer, boundary: string): Array<{ type: string; body: string }> {
+  const text = raw.toString('utf8');
+  const delimiter = `--${boundary}`;
+  return text
+    .split(delimiter)
+    .slice(1)
+    .filter((chunk) => !chunk.startsWith('--'))
+    .map((chunk) => {
+      const body = chunk.replace(/^\r?\n/, '');
+      const split = body.search(/\r?\n\r?\n/);
+      const head = split === -1 ? body : body.slice(0, split);
+      const type = /^content-type:\s*([^;\s]+)/im.exec(head)?.[1]?.toLowerCase() ?? 'text/plain';
+      return { type, body: split === -1 ? '' : body.slice(split).replace(/^\r?\n\r?\n/, '') };
+    });
 }
 
 /** Header-style field blocks separated by blank lines (RFC 3464 §2.1, RFC 5965 §3), names lower-cased. */

@@ -33,7 +33,7 @@ export function inboundHandlers(deps: Deps): Pick<SMTPServerOptions, 'onRcptTo' 
           if (!read.ok) return done(read.error);
           const parsed = await simpleParser(read.message, { skipImageLinks: true, skipTextLinks: true });
           for (const target of targets) {
-            const applied = await applyReturnedMessage(deps, target, parsed);
+            const applied = await applyReturnedMessage(deps, target, read.message, parsed);
             deps.log.info({ emailId: target.emailId, applied }, 'return-path message received');
           }
           done(null, '2.0.0 Received');

@@ -13,12 +13,12 @@ import { failDelivered, findVerifiedDomainProject } from './smtp.queries.ts';
  * and suppressed; a refusal about the sender → FAILED; an auto-reply → email.auto_replied.
  * Returns what it did, for the log.
  */
-export async function applyReturnedMessage(deps: Deps, target: { emailId: string; domain: string }, parsed: ParsedMail): Promise<string> {
+export async function applyReturnedMessage(deps: Deps, target: { emailId: string; domain: string }, raw: Buffer, parsed: ParsedMail): Promise<string> {
   const projectId = await findVerifiedDomainProject(deps.db, target.domain);
   if (!projectId) return 'no verified domain';
   const record = await findEmail(deps.db, projectId, target.emailId);
   if (!record?.message_id) return 'no record';
-  const report = readReport(parsed);
+  const report = readReport(raw, parsed);
   const messageIds = [record.message_id];
   const data = { emailId: record.id, ...(record.campaign_id ? { campaignId: record.campaign_id } : {}), ...(record.workflow_id ? { workflowId: record.workflow_id } : {}), ...(record.template_id ? { templateId: record.template_id } : {}) };
   return deps.db.transaction(async (tx) => {
