@@ -66,7 +66,8 @@ export async function startSmtpListeners(deps: Deps): Promise<SmtpListeners> {
     close: (timeoutMs) =>
       Promise.all(
         servers.map(({ server }) => {
-          (server.options as SMTPServerOptions).closeTimeout = timeoutMs;
+          // smtp-server reads 0 as its default of 30 s.
+          (server.options as SMTPServerOptions).closeTimeout = Math.max(1, timeoutMs);
           return new Promise<void>((resolve) => server.close(() => resolve()));
         }),
       ).then(() => {}),
