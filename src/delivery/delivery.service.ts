@@ -8,13 +8,14 @@ import { fillDeferredContent } from './deferred-content.ts';
 import { type AttachmentRow, type ClaimRef, claimDue, dueProjects, loadAttachments, renewLeases, type HandingRef, type Settlement, type SettledEvent, writeHandOffs } from './delivery.queries.ts';
 import { suppressAddresses, unsubscribeForSuppression } from '../suppressions/suppressions.queries.ts';
 import { HandOffs, MAX_HANDED } from './hand-off.ts';
-import { buildMessage, type DkimKey } from './mime.ts';
+import { buildMessage } from './mime.ts';
 import { findTrackingSettings } from '../projects/projects.queries.ts';
 import { type MessageUrls, type TrackingSettings, trackContent } from './seams.ts';
 import { isSoftBounceError, softBounceError } from './bounces.ts';
 import type { Outcome, Transport } from './transport.ts';
 import type { Throttle } from './throttle.ts';
 import { signSubmitted, submittedMessages } from '../smtp/submitted-mime.ts';
+import { returnPathFor } from '../smtp/verp.ts';
 
 /**
  * Records claimed together: one chunk shares its claim and its build, whose per-statement cost
@@ -48,7 +49,7 @@ export function retryDelayMs(attempts: number): number {
   return Math.round(base * (0.75 + Math.random() * 0.5));
 }
 
-type RunContext = { deps: Deps; transport: Transport; throttle: Throttle; handOffs: HandOffs; keys: Map<string, Promise<DkimKey | undefined>> };
+type RunContext = { deps: Deps; transport: Transport; throttle: Throttle; handOffs: HandOffs; keys: Map<string, ReturnType<typeof signingKeyFor>> };
 
 /** The per-process hand-off state; its answers are settled by `finish`. */
 export const handOffsFor = (deps: Deps) => new HandOffs((marks, settlements) => writeHandOffsOf(deps, marks, settlements));
@@ -137,7 +138,7 @@ async function deliverChunk(context: RunContext, chunk: EmailRow[]): Promise<voi
  * started goes back to the queue instead, for another worker at once.
  */
 async function handOver(context: RunContext, message: { row: EmailRow } & BuiltMessage, settle: (settlement: Outcomed) => Promise<void>): Promise<void> {
-  const { row, raw, urls } = message;
+  const { row, raw, urls, envelopeFrom } = message;
   const { handOffs } = context;
   await handOffs.permits.acquire();
   let answered: Promise<void>;
@@ -146,7 +147,7 @@ async function handOver(context: RunContext, message: { row: EmailRow } & BuiltM
     else {
       const held = await handOffs.mark({ ...refOf(row), subject: row.campaign_id ? row.subject : null, linkUrls: urls?.urls ?? null });
       if (!held) return; // taken over by another worker: not ours to send
-      const outcome = await context.transport.deliver({ id: row.id, from: row.from_address, to: row.to_address, raw });
+      const outcome = await context.transport.deliver({ id: row.id, from: envelopeFrom, to: row.to_address, raw });
       context.deps.metrics.emailHandedOff(row);
       answered = settle(settlementFor(row, outcome));
     }
@@ -175,7 +176,8 @@ function settlementFor(row: EmailRow, outcome: Outcome): Outcomed {
   return { ...ref, status: 'QUEUED', error, retryAt, softBounce: soft && !isSoftBounceError(row.last_error) };
 }
 
-type BuiltMessage = { raw: Buffer; urls: MessageUrls | null };
+/** `envelopeFrom`: MAIL FROM, the record's VERP return path when the domain has one (docs/smtp.md). */
+type BuiltMessage = { raw: Buffer; urls: MessageUrls | null; envelopeFrom: string };
 
 async function build(
   context: RunContext,
@@ -193,7 +195,7 @@ async function build(
   if (row.submission_id) {
     const raw = submitted.get(row.submission_id);
     if (!raw) throw new Error('the submitted message is gone');
-    return { raw: await signSubmitted(raw, row, key), urls: null };
+    return { raw: await signSubmitted(raw, row, key), urls: null, envelopeFrom: returnPathFor(deps.config, row, key) };
   }
   if (row.subject === null || row.html === null || row.text_body === null || row.message_id === null) throw new Error('the record has no rendered content');
   const linkContext = { config: deps.config, projectId: row.project_id, emailId: row.id, contactId: row.contact_id, contentType: row.content_type, tracking };
@@ -214,7 +216,7 @@ async function build(
     },
     key,
   );
-  return { raw, urls: outgoing.urls };
+  return { raw, urls: outgoing.urls, envelopeFrom: returnPathFor(deps.config, row, key) };
 }
 
 /**

@@ -15,6 +15,8 @@ export type TxtLookup =
 export interface TxtResolver {
   /** Each TXT record at `name`, its character-strings joined (RFC 7208 §3.3, RFC 6376 §3.6.2.2). */
   txt(name: string): Promise<TxtLookup>;
+  /** The MX exchanges at `name` (the bounce subdomain, docs/smtp.md), in the same shape. */
+  mx(name: string): Promise<TxtLookup>;
 }
 
 // Contract §7: lookups time out after 5 seconds, and one try is one timeout.
@@ -42,21 +44,22 @@ export function createTxtResolver(servers: readonly string[]): TxtResolver {
       throw error;
     }));
 
+  const lookup = async (query: (resolver: Resolver) => Promise<string[]>): Promise<TxtLookup> => {
+    let resolver: Resolver;
+    try {
+      resolver = await resolverReady();
+    } catch (error) {
+      return { status: 'unavailable', reason: (error as Error).message };
+    }
+    try {
+      return { status: 'found', records: await query(resolver) };
+    } catch (error) {
+      const code = (error as NodeJS.ErrnoException).code ?? 'UNKNOWN';
+      return ABSENT_CODES.has(code) ? { status: 'absent' } : { status: 'unavailable', reason: code };
+    }
+  };
   return {
-    async txt(name) {
-      let resolver: Resolver;
-      try {
-        resolver = await resolverReady();
-      } catch (error) {
-        return { status: 'unavailable', reason: (error as Error).message };
-      }
-      try {
-        const records = await resolver.resolveTxt(name);
-        return { status: 'found', records: records.map((strings) => strings.join('')) };
-      } catch (error) {
-        const code = (error as NodeJS.ErrnoException).code ?? 'UNKNOWN';
-        return ABSENT_CODES.has(code) ? { status: 'absent' } : { status: 'unavailable', reason: code };
-      }
-    },
+    txt: (name) => lookup(async (resolver) => (await resolver.resolveTxt(name)).map((strings) => strings.join(''))),
+    mx: (name) => lookup(async (resolver) => (await resolver.resolveMx(name)).map((record) => record.exchange)),
   };
 }

@@ -145,9 +145,9 @@ export async function findSenderKey(
   db: Queryable,
   projectId: string,
   names: string[],
-): Promise<{ domain: string; selector: string; private_key: string } | undefined> {
-  const rows = await db.query<{ domain: string; selector: string; private_key: string }>(
-    `SELECT domain, selector, private_key FROM domains
+): Promise<{ domain: string; selector: string; private_key: string; record_checks: RecordChecks | null } | undefined> {
+  const rows = await db.query<{ domain: string; selector: string; private_key: string; record_checks: RecordChecks | null }>(
+    `SELECT domain, selector, private_key, record_checks FROM domains
       WHERE project_id = $1 AND status = 'verified' AND domain = ANY($2::text[])
       ORDER BY length(domain) DESC LIMIT 1`,
     [projectId, names],

@@ -5,7 +5,8 @@ import type { ConstraintErrors } from '../db/errors.ts';
 import type { Deps } from '../deps.ts';
 import { AppError, notFound } from '../errors.ts';
 import { type TxtLookup, type TxtResolver, dnsFor } from './dns.ts';
-import { domainRecords, RECORD_KINDS, type RecordChecks, recordName } from './records.ts';
+import type { Config } from '../config.ts';
+import { bounceDomain, domainRecords, RECORD_KINDS, type RecordChecks, recordName } from './records.ts';
 import {
   type CheckOutcome,
   type DomainRow,
@@ -43,12 +44,12 @@ export async function newDkimKey(): Promise<{ selector: string; publicKey: strin
 
 const iso = (value: Date | string | null) => (value === null ? null : (value instanceof Date ? value : new Date(value)).toISOString());
 
-export function toDomain(row: DomainRow, spfMechanisms: readonly string[]): Domain {
+export function toDomain(row: DomainRow, config: Config): Domain {
   return {
     id: row.id,
     domain: row.domain,
     status: row.status,
-    records: domainRecords(row, spfMechanisms),
+    records: domainRecords(row, config.spfMechanisms, bounceHostOf(config)),
     verifiedAt: iso(row.verified_at),
     lastCheckedAt: iso(row.last_checked_at),
     createdAt: iso(row.created_at)!,
@@ -61,19 +62,19 @@ export async function createDomain(deps: Deps, projectId: string, domain: string
   if (claim === 'this-project') throw domainExists();
   if (claim === 'verified-elsewhere') throw verifiedElsewhere();
   const key = await newDkimKey();
-  return toDomain(await insertDomain(deps.db, { projectId, domain, ...key }), deps.config.spfMechanisms);
+  return toDomain(await insertDomain(deps.db, { projectId, domain, ...key }), deps.config);
 }
 
 export async function getDomain(deps: Deps, projectId: string, id: string): Promise<Domain> {
   const row = await findDomain(deps.db, projectId, id);
   if (!row) throw notFound('Domain');
-  return toDomain(row, deps.config.spfMechanisms);
+  return toDomain(row, deps.config);
 }
 
 /** Contract §7: another project's id is a 404, not a 403: it does not reveal that it exists. */
 export async function listProjectDomains(deps: Deps, callerProjectId: string, projectId: string): Promise<Domain[]> {
   if (projectId !== callerProjectId) throw notFound('Project');
-  return (await listDomains(deps.db, projectId)).map((row) => toDomain(row, deps.config.spfMechanisms));
+  return (await listDomains(deps.db, projectId)).map((row) => toDomain(row, deps.config));
 }
 
 export async function removeDomain(deps: Deps, projectId: string, id: string): Promise<void> {
@@ -84,10 +85,10 @@ export async function removeDomain(deps: Deps, projectId: string, id: string): P
 export async function verifyDomain(deps: Deps, projectId: string, id: string): Promise<Domain> {
   const row = await findDomain(deps.db, projectId, id);
   if (!row) throw notFound('Domain');
-  const result = await checkDomain(dnsFor(deps.config), row);
+  const result = await checkDomain(dnsFor(deps.config), row, bounceHostOf(deps.config) !== undefined);
   const [updated] = await applyCheckOutcomes(deps.db, [{ projectId, id, result }]);
   if (!updated) throw notFound('Domain'); // removed while we looked
-  return toDomain(updated, deps.config.spfMechanisms);
+  return toDomain(updated, deps.config);
 }
 
 /**
@@ -95,11 +96,18 @@ export async function verifyDomain(deps: Deps, projectId: string, id: string): P
  * `fail` when it is missing or differs, `unknown` when it could not be looked up (contract §7: a
  * timeout is not a failure of the record). Every answer is kept for the records' states.
  */
-export async function checkDomain(resolver: TxtResolver, row: DomainToCheck): Promise<CheckOutcome> {
+export async function checkDomain(resolver: TxtResolver, row: DomainToCheck, returnPath = false): Promise<CheckOutcome> {
   const answers = await Promise.all(RECORD_KINDS.map(async (kind) => [kind, await resolver.txt(recordName(kind, row))] as const));
   const checks: RecordChecks = {};
   for (const [kind, answer] of answers) {
     if (answer.status !== 'unavailable') checks[kind] = answer.status === 'found' ? answer.records : [];
+  }
+  // The return path's records (docs/smtp.md), looked up when this server receives bounces:
+  // recommended, so they never decide the status.
+  if (returnPath) {
+    const [bounceMx, bounceSpf] = await Promise.all([resolver.mx(bounceDomain(row.domain)), resolver.txt(bounceDomain(row.domain))]);
+    if (bounceMx.status !== 'unavailable') checks.bounceMx = bounceMx.status === 'found' ? bounceMx.records : [];
+    if (bounceSpf.status !== 'unavailable') checks.bounceSpf = bounceSpf.status === 'found' ? bounceSpf.records : [];
   }
   const dkim = answers.find(([kind]) => kind === 'dkim')![1];
   return { outcome: requiredOutcome(dkim, `v=DKIM1; k=rsa; p=${row.public_key}`), checks };
@@ -115,6 +123,9 @@ function requiredOutcome(found: TxtLookup, value: string): CheckOutcome['outcome
   if (found.status === 'absent') return 'fail';
   return found.records.length === 1 && found.records[0]!.trim() === value ? 'pass' : 'fail';
 }
+
+/** The MX target of the bounce records, when this server receives bounces (SMTP_INBOUND_PORT; docs/smtp.md). */
+export const bounceHostOf = (config: Config) => (config.smtp.inboundPort === undefined ? undefined : config.smtp.hostname);
 
 /** The sender's domain and each parent domain of it, most specific first. */
 function senderDomains(fromEmail: string): string[] {
@@ -156,11 +167,11 @@ export async function signingKeyFor(
   db: Queryable,
   projectId: string,
   fromEmail: string,
-): Promise<{ domainName: string; selector: string; privateKey: string } | undefined> {
+): Promise<{ domainName: string; selector: string; privateKey: string; checks: RecordChecks | null } | undefined> {
   const names = senderDomains(fromEmail);
   if (names.length === 0) return undefined;
   const row = await findSenderKey(db, projectId, names);
-  return row && { domainName: row.domain, selector: row.selector, privateKey: row.private_key };
+  return row && { domainName: row.domain, selector: row.selector, privateKey: row.private_key, checks: row.record_checks };
 }
 
 // The background check (domains.jobs.ts): small batches, few lookups in flight at once.
@@ -178,7 +189,7 @@ export async function recheckDueDomains(deps: Deps, budgetMs: number): Promise<n
   let checked = 0;
   for (;;) {
     const due = await findDueDomains(deps.db, deps.config.domainCheckIntervalSeconds / 2, CHECK_BATCH);
-    const outcomes = await mapLimit(due, CHECK_CONCURRENCY, async (row) => ({ projectId: row.project_id, id: row.id, result: await checkDomain(resolver, row) }));
+    const outcomes = await mapLimit(due, CHECK_CONCURRENCY, async (row) => ({ projectId: row.project_id, id: row.id, result: await checkDomain(resolver, row, bounceHostOf(deps.config) !== undefined) }));
     await applyCheckOutcomes(deps.db, outcomes);
     checked += due.length;
     if (due.length < CHECK_BATCH || Date.now() - started > budgetMs) return checked;

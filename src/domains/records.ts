@@ -8,7 +8,14 @@ export type RecordKind = 'dkim' | 'spf' | 'dmarc';
  * list when the DNS answered that there is none. A kind is absent when it was never answered
  * (not checked yet, or the lookup timed out: contract §7 keeps the last answer then).
  */
-export type RecordChecks = Partial<Record<RecordKind, string[]>>;
+export type RecordChecks = Partial<Record<RecordKind | 'bounceMx' | 'bounceSpf', string[]>>;
+
+/** The return-path subdomain of a domain (docs/smtp.md): its MX receives bounces and complaints. */
+export const bounceDomain = (domain: string) => `bounces.${domain}`;
+
+/** Whether the last check found the bounce MX pointing at `hostname` (SMTP_HOSTNAME). */
+export const bounceMxPublished = (checks: RecordChecks | null, hostname: string) =>
+  (checks?.bounceMx ?? []).some((exchange) => exchange.toLowerCase().replace(/\.$/, '') === hostname.toLowerCase());
 
 export type DomainKeyFacts = { domain: string; selector: string; public_key: string; record_checks: RecordChecks | null };
 
@@ -62,7 +69,7 @@ const DMARC_NOTE = 'DMARC: p=none only reports; tighten to quarantine or reject 
  * `missing` (nothing there), `not_checked`. SPF's value is advice: the relay's mechanisms, merged
  * into the SPF record the domain already has; DMARC's is the domain's own policy once it has one.
  */
-export function domainRecords(row: DomainKeyFacts, spfMechanisms: readonly string[]): DnsRecord[] {
+export function domainRecords(row: DomainKeyFacts, spfMechanisms: readonly string[], bounceHost?: string): DnsRecord[] {
   const checks = row.record_checks ?? {};
   const dkimValue = `v=DKIM1; k=rsa; p=${row.public_key}`;
   const dkimFound = checks.dkim;
@@ -98,7 +105,38 @@ export function domainRecords(row: DomainKeyFacts, spfMechanisms: readonly strin
     state: dmarcState,
     found: dmarcFound ?? [],
   };
-  return [dkim, spf, dmarc];
+  return bounceHost ? [dkim, spf, dmarc, ...bounceRecords(row, spfMechanisms, bounceHost)] : [dkim, spf, dmarc];
+}
+
+const BOUNCE_MX_NOTE =
+  'Return path (recommended): bounces and complaints from any relay come back to this server, and the envelope sender becomes an address at this subdomain, so SPF aligns with DMARC under relaxed alignment.';
+const BOUNCE_SPF_NOTE = 'Return path SPF: authorizes the relay for the envelope sender at the bounce subdomain.';
+
+/** The bounce MX and its SPF (docs/smtp.md), recommended, not required for `verified`. */
+function bounceRecords(row: DomainKeyFacts, spfMechanisms: readonly string[], hostname: string): DnsRecord[] {
+  const checks = row.record_checks ?? {};
+  const name = bounceDomain(row.domain);
+  const mx: DnsRecord = {
+    type: 'MX',
+    name,
+    value: hostname,
+    priority: 10,
+    required: false,
+    note: BOUNCE_MX_NOTE,
+    state: stateOf(checks.bounceMx, () => (bounceMxPublished(checks, hostname) ? 'found' : 'wrong_value')),
+    found: checks.bounceMx ?? [],
+  };
+  const spfFound = checks.bounceSpf?.filter(isSpf);
+  const spf: DnsRecord = {
+    type: 'TXT',
+    name,
+    value: mergeSpf(spfFound ?? [], spfMechanisms),
+    required: false,
+    note: BOUNCE_SPF_NOTE,
+    state: stateOf(spfFound, (found) => (found.length === 1 && authorizes(found[0]!, spfMechanisms) ? 'found' : 'wrong_value')),
+    found: spfFound ?? [],
+  };
+  return [mx, spf];
 }
 
 function stateOf(found: string[] | undefined, judge: (found: string[]) => RecordState): RecordState {

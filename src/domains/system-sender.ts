@@ -13,7 +13,7 @@ export type SystemSender = {
   /** Its domain's DKIM key; undefined when SYSTEM_FROM is unset (the mail then goes out unsigned). */
   key: { domainName: string; selector: string; privateKey: string } | undefined;
   /** The DNS records to publish for its domain (DKIM first), as a Domain's are. Empty when unsigned. */
-  records: Array<Omit<DnsRecord, 'state' | 'found'>>;
+  records: Array<Omit<DnsRecord, 'state' | 'found' | 'priority'> & { type: 'TXT' }>;
 };
 
 /** Without SYSTEM_FROM: no-reply at PUBLIC_URL's host, unsigned. */
@@ -38,7 +38,8 @@ export async function prepareSystemSender(db: Queryable, config: Config, log: Lo
     kept = await keepSystemKey(db, { domain, selector: fresh.selector, public_key: fresh.publicKey, private_key: fresh.privateKey });
   }
   const records = domainRecords({ domain, selector: kept.selector, public_key: kept.public_key, record_checks: null }, config.spfMechanisms).map(
-    ({ state: _state, found: _found, ...record }) => record,
+    // Its own three TXT records: the return path is for project domains.
+    ({ state: _state, found: _found, priority: _priority, ...record }) => ({ ...record, type: 'TXT' as const }),
   );
   log.info({ systemFrom: address, records: records.map(({ type, name, value }) => ({ type, name, value })) }, 'SYSTEM_FROM: publish these DNS records so the server’s own mail verifies');
   return { address, name, key: { domainName: domain, selector: kept.selector, privateKey: kept.private_key }, records };

@@ -107,30 +107,50 @@ async function applyNotification(deps: WebhookDeps, envelope: SnsEnvelope, log: 
   });
 }
 
-/** Applies one outcome to the matching records, their contacts and suppression lists; the number matched. */
-async function applySes(tx: Queryable, outcome: 'bounce' | 'complaint' | 'delivery', message: SesMessage): Promise<number> {
-  const messageIds = messageIdsOf(message);
+/** What a feedback report says about a message, from SES or from a DSN or ARF report (src/smtp/feedback.ts). */
+export type Feedback =
+  | { outcome: 'bounce'; hard: boolean; at: string | null; error: string; data: Record<string, unknown> }
+  | { outcome: 'complaint'; at: string | null; data: Record<string, unknown> }
+  | { outcome: 'delivery'; at: string | null };
+
+/** The SES notification as Feedback. Undetermined bounces are transient: SES does not say the address is dead. */
+function sesFeedback(outcome: 'bounce' | 'complaint' | 'delivery', message: SesMessage): Feedback {
   const bounce = message.bounce;
-  // Undetermined bounces are treated like transient ones: SES does not say the address is dead.
-  const hard = outcome === 'bounce' && bounce?.bounceType === 'Permanent';
+  if (outcome === 'bounce') {
+    const hard = bounce?.bounceType === 'Permanent';
+    const error = bounce?.bouncedRecipients?.find((r) => r.diagnosticCode)?.diagnosticCode ?? `SES bounce: ${bounce?.bounceType}/${bounce?.bounceSubType ?? ''}`;
+    return { outcome, hard, at: timestampOf(bounce?.timestamp), error, data: { bounceSubType: bounce?.bounceSubType } };
+  }
+  if (outcome === 'complaint') return { outcome, at: timestampOf(message.complaint?.timestamp), data: { feedbackType: message.complaint?.complaintFeedbackType } };
+  return { outcome, at: timestampOf(message.delivery?.timestamp) };
+}
+
+const applySes = (tx: Queryable, outcome: 'bounce' | 'complaint' | 'delivery', message: SesMessage) => applyFeedback(tx, messageIdsOf(message), sesFeedback(outcome, message));
+
+/**
+ * Applies feedback to the records carrying one of `messageIds`, their contacts and suppression
+ * lists, with their events; returns the number matched. The one place where a hard bounce or a
+ * complaint reported after delivery changes a record, for the SES feed and the return path alike.
+ */
+export async function applyFeedback(tx: Queryable, messageIds: string[], feedback: Feedback): Promise<number> {
+  const hard = feedback.outcome === 'bounce' && feedback.hard;
   let emails: MatchedEmail[];
   let data: Record<string, unknown> = {};
   let name: string;
-  if (outcome === 'bounce' && !hard) {
+  if (feedback.outcome === 'bounce' && !feedback.hard) {
     emails = await findEmails(tx, messageIds);
     name = 'email.bounced';
-    data = { bounceType: 'soft', bounceSubType: bounce?.bounceSubType };
-  } else if (outcome === 'bounce') {
-    const diagnostic = bounce?.bouncedRecipients?.find((r) => r.diagnosticCode)?.diagnosticCode ?? `SES bounce: ${bounce?.bounceType}/${bounce?.bounceSubType ?? ''}`;
-    emails = await applyOutcome(tx, 'bounce', messageIds, timestampOf(bounce?.timestamp), diagnostic);
+    data = { bounceType: 'soft', ...feedback.data };
+  } else if (feedback.outcome === 'bounce') {
+    emails = await applyOutcome(tx, 'bounce', messageIds, feedback.at, feedback.error);
     name = 'email.bounced';
-    data = { bounceType: 'hard', bounceSubType: bounce?.bounceSubType };
-  } else if (outcome === 'complaint') {
-    emails = await applyOutcome(tx, 'complaint', messageIds, timestampOf(message.complaint?.timestamp), null);
+    data = { bounceType: 'hard', ...feedback.data };
+  } else if (feedback.outcome === 'complaint') {
+    emails = await applyOutcome(tx, 'complaint', messageIds, feedback.at, null);
     name = 'email.complained';
-    data = { feedbackType: message.complaint?.complaintFeedbackType };
+    data = feedback.data;
   } else {
-    emails = await applyOutcome(tx, 'delivery', messageIds, timestampOf(message.delivery?.timestamp), null);
+    emails = await applyOutcome(tx, 'delivery', messageIds, feedback.at, null);
     name = 'email.delivered';
   }
   if (emails.length === 0) return 0;
@@ -140,7 +160,7 @@ async function applySes(tx: Queryable, outcome: 'bounce' | 'complaint' | 'delive
     if (!email.changed || !email.contact_id) continue;
     events.push({ projectId: email.project_id, contactId: email.contact_id, name, emailId: email.id, data: { ...eventData(email), ...data } });
   }
-  if (hard || outcome === 'complaint') {
+  if (hard || feedback.outcome === 'complaint') {
     // contract §6: the address is never sent to again, and the contact is unsubscribed.
     await suppressAddresses(tx, emails.map((e) => ({ projectId: e.project_id, email: e.to_address, emailId: e.id })), hard ? 'hard_bounce' : 'complaint');
     const withContact = emails.filter((e) => e.contact_id).map((e) => ({ projectId: e.project_id, contactId: e.contact_id! }));

@@ -2,6 +2,7 @@ import type { AddressInfo } from 'node:net';
 import { SMTPServer, type SMTPServerOptions } from 'smtp-server';
 import type { Deps } from '../deps.ts';
 import { ConnectionsPerAddress, ProjectMessageRate, smtpError } from './limits.ts';
+import { inboundHandlers } from './inbound.ts';
 import { submissionHandlers } from './submission.ts';
 
 /** Connections one client address may hold open on one listener. */
@@ -20,7 +21,8 @@ export type SmtpListeners = {
 
 /**
  * The SMTP listeners a worker runs (docs/smtp.md): submission with STARTTLS (when a certificate is
- * configured) and with implicit TLS, each only when its port is set. Several workers may listen on
+ * configured) and with implicit TLS, and the inbound listener for the return path, each only
+ * when its port is set. Several workers may listen on
  * their own hosts; every message is handled by the one that received it, in one transaction.
  */
 export async function startSmtpListeners(deps: Deps): Promise<SmtpListeners> {
@@ -39,6 +41,16 @@ export async function startSmtpListeners(deps: Deps): Promise<SmtpListeners> {
   });
   if (smtp.submissionPort !== undefined) servers.push({ name: 'submission', server: new SMTPServer(submission(false)) });
   if (smtp.submissionsPort !== undefined && smtp.tls) servers.push({ name: 'submissions', server: new SMTPServer(submission(true)) });
+  if (smtp.inboundPort !== undefined) {
+    const inbound: SMTPServerOptions = {
+      ...common(deps),
+      ...(smtp.tls ? { key: smtp.tls.key, cert: smtp.tls.cert } : {}),
+      disabledCommands: smtp.tls ? ['AUTH'] : ['AUTH', 'STARTTLS'],
+      authOptional: true,
+      ...inboundHandlers(deps),
+    };
+    servers.push({ name: 'inbound', server: new SMTPServer(inbound) });
+  }
   const ports: SmtpListeners['ports'] = {};
   const portOf = { submission: smtp.submissionPort, submissions: smtp.submissionsPort, inbound: smtp.inboundPort };
   for (const { name, server } of servers) {
@@ -54,7 +66,8 @@ export async function startSmtpListeners(deps: Deps): Promise<SmtpListeners> {
     close: (timeoutMs) =>
       Promise.all(
         servers.map(({ server }) => {
-          (server.options as SMTPServerOptions).closeTimeout = timeoutMs;
+          // smtp-server reads 0 as its default of 30 s.
+          (server.options as SMTPServerOptions).closeTimeout = Math.max(1, timeoutMs);
           return new Promise<void>((resolve) => server.close(() => resolve()));
         }),
       ).then(() => {}),

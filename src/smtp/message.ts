@@ -26,7 +26,7 @@ export function readMessage(stream: SMTPServerDataStream, maxBytes: number): Pro
 }
 
 function canonical(message: Buffer): Buffer {
-  if (!message.includes(0x0a) || !/(^|[^\r])\n|\r(?!\n)/.test(message.toString('latin1'))) return message;
+  if (!/(^|[^\r])\n|\r(?!\n)/.test(message.toString('latin1'))) return message;
   return Buffer.from(message.toString('latin1').replace(/\r\n|\r|\n/g, '\r\n'), 'latin1');
 }
 
