@@ -64,6 +64,19 @@ else
   say "made $BASE ($(podman image inspect --format '{{.Size}}' "$BASE" | numfmt --to=iec))"
 fi
 
+# A machine that reaches the npm registry through a TLS-inspecting proxy trusts that proxy's CA
+# (Debian's /usr/local/share/ca-certificates); RUN npm ci in the build must trust it too. The public
+# base image would not have it: it is added to the stand-in only, as a layer of its own.
+extra_cas=(/usr/local/share/ca-certificates/*.crt)
+if [ -e "${extra_cas[0]}" ] && [ "$(podman image inspect --format '{{index .Config.Labels "mailroom.image-test.extra-ca"}}' "$BASE")" != yes ]; then
+  say "SUBSTITUTE: adding this machine's extra CA certificates (${extra_cas[*]}) to the stand-in base, for its TLS proxy"
+  ca_ctx=$(mktemp -d)
+  cp "${extra_cas[@]}" "$ca_ctx/"
+  printf 'FROM %s\nCOPY *.crt /usr/local/share/ca-certificates/\nRUN update-ca-certificates >/dev/null\nENV NODE_EXTRA_CA_CERTS=/etc/ssl/certs/ca-certificates.crt\nLABEL mailroom.image-test.extra-ca=yes\n' "$BASE" >"$ca_ctx/Containerfile"
+  podman build --isolation chroot --pull=never -q -t "$BASE" "$ca_ctx" >/dev/null
+  rm -rf "$ca_ctx"
+fi
+
 if [ "${IMAGE_TEST_BASE_ONLY:-0}" = 1 ]; then exit 0; fi
 
 say "building $ROOT/Dockerfile with podman build --isolation chroot"
@@ -81,7 +94,6 @@ say "image user $user, workdir $workdir, healthcheck: $health"
 
 mnt=$(podman image mount "$IMAGE")
 data=$(mktemp -d /var/tmp/mailroom-image-data.XXXXXX)
-chown "$user" "$data"
 cleanup() {
   for m in "$mnt/data" "$mnt/tmp" "$mnt/dev" "$mnt/proc"; do umount -l "$m" 2>/dev/null || true; done
   podman image unmount "$IMAGE" >/dev/null 2>&1 || true
@@ -90,6 +102,13 @@ cleanup() {
 trap cleanup EXIT
 # The image's file system is mounted read-only: the volume, /tmp, /dev and /proc are mounted over it
 # as a container runtime would.
+# The volume belongs to the image's user, by the uid and gid of the image's own /etc/passwd.
+case "$user" in
+  *[!0-9:]*) ids=$(awk -F: -v u="${user%%:*}" '$1 == u { print $3 ":" $4 }' "$mnt/etc/passwd") ;;
+  *) ids=$user ;;
+esac
+[ -n "$ids" ] || { echo "image-test: user $user is not in the image's /etc/passwd" >&2; exit 1; }
+chown "$ids" "$data"
 mount --bind "$data" "$mnt/data"
 mount -t tmpfs -o mode=1777 tmpfs "$mnt/tmp"
 mount --rbind /dev "$mnt/dev"
