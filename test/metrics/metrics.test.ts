@@ -1,7 +1,10 @@
 import assert from 'node:assert/strict';
 import { randomBytes, randomUUID } from 'node:crypto';
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { loadConfig } from '../../src/config.ts';
+import { PACKAGE_ROOT } from '../../src/paths.ts';
 import { uniqueEmail } from '../kit/accounts.ts';
 import { type CountingRelay, startCountingRelay } from '../kit/counting-relay.ts';
 import { type DnsServer, startDnsServer } from '../kit/dns.ts';
@@ -120,6 +123,12 @@ describe('GET /metrics behind METRICS_TOKEN, after known traffic', () => {
       assert.notEqual(sample(text, 'mailroom_queue_oldest_age_seconds', { queue }), undefined);
     }
     assert.equal(sample(text, 'mailroom_queue_depth', { queue: 'delivery' }), 0, 'every record was settled');
+    // The Grafana dashboard (docs/ops/grafana-mailroom.json) queries only metrics that exist.
+    const dashboard = readFileSync(join(PACKAGE_ROOT, 'docs', 'ops', 'grafana-mailroom.json'), 'utf8');
+    for (const name of new Set(dashboard.match(/\b(mailroom|process|nodejs)_[a-z0-9_]+/g))) {
+      if (name === 'mailroom_db_pool_connections' && !TEST_DATABASE_URL) continue;
+      assert.match(text, new RegExp(`^${name}[{ ]`, 'm'), `the dashboard's ${name} is exported`);
+    }
     const pool = sample(text, 'mailroom_db_pool_connections', { pool: 'background', state: 'idle' });
     if (TEST_DATABASE_URL) assert.ok(pool !== undefined && pool >= 0, 'PostgreSQL pool use');
     else assert.equal(pool, undefined, 'the embedded database has no pool');
