@@ -105,9 +105,13 @@ function membersFrom(members: Members): { from: string; params: unknown[] } {
  * prepared by name on PostgreSQL (src/db/postgres.ts), and after five runs a prepared statement may
  * switch to a generic plan, which cannot read the bound jsonb / jsonpath values: it then guesses a
  * data-filtered audience at a few rows and joins events row by row (3× slower at 1M contacts).
+ * Without JIT: an event filter under OR is costed in the millions (as if probed per contact), which
+ * made PostgreSQL compile the count with LLVM first, up to half of its time
+ * (docs/decisions/segments.md, "Performance").
  */
 export async function planWithValues(tx: Queryable): Promise<void> {
   await tx.query('SET LOCAL plan_cache_mode = force_custom_plan');
+  await tx.query('SET LOCAL jit = off');
 }
 
 export async function countMembers(db: Queryable, members: Members): Promise<number> {
