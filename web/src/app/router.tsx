@@ -44,6 +44,7 @@ export const router = createBrowserRouter([
           { path: 'webhooks/:endpointId', lazy: () => import('../pages/webhooks/EndpointPage.tsx') },
           { path: 'analytics', lazy: () => import('../pages/analytics/AnalyticsPage.tsx') },
           { path: 'settings', lazy: () => import('../pages/settings/SettingsPage.tsx') },
+          { path: 'account', lazy: () => import('../pages/account/AccountPage.tsx') },
         ],
       },
       { path: '*', lazy: () => import('../shell/NotFoundPage.tsx') },
