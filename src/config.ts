@@ -70,6 +70,11 @@ const dnsServer = z.string().regex(/^(\[[0-9a-fA-F:]+\]|[0-9a-fA-F:.]+|[a-zA-Z0-
 
 /** Projects that METRICS_PROJECTS may give series of their own (each multiplies the series). */
 export const MAX_METRICS_PROJECTS = 20;
+/** A key-encryption key: 32 bytes as 64 hex digits or 43 base64url characters (docs/security.md). */
+const secretsKey = z
+  .string()
+  .trim()
+  .refine((raw) => /^[0-9a-f]{64}$/i.test(raw) || /^[A-Za-z0-9_-]{43}$/.test(raw), 'must be 32 bytes: 64 hex digits or 43 base64url characters');
 
 /** Every environment variable Mailroom reads, with its default (contract §1). */
 const environmentSchema = z.object({
@@ -86,6 +91,8 @@ const environmentSchema = z.object({
     .transform((raw) => (raw ? raw.split(',').map((s) => s.trim()).filter(Boolean) : []))
     .pipe(z.array(dnsServer)),
   SESSION_SECRET: z.string().min(32, 'must be at least 32 characters').optional(),
+  SECRETS_KEY: secretsKey.optional(),
+  SECRETS_KEY_PREVIOUS: secretsKey.optional(),
   SIGNUP_ENABLED: booleanString.default(true),
   RATE_LIMIT_PER_MINUTE: positiveInt.default(1000),
   IDEMPOTENCY_TTL_HOURS: positiveInt.default(24),
@@ -135,6 +142,10 @@ export type Config = Readonly<{
   smtpUrl: string | undefined;
   dnsServers: readonly string[];
   sessionSecret: string;
+  /** Encrypts secrets at rest (src/auth/secrets.ts): SECRETS_KEY, or generated once and kept in DATA_DIR. */
+  secretsKey: string;
+  /** The key before a rotation: still decrypts, never encrypts (docs/security.md). */
+  secretsKeyPrevious: string | undefined;
   signupEnabled: boolean;
   rateLimitPerMinute: number;
   idempotencyTtlHours: number;
@@ -209,6 +220,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     smtpUrl: e.SMTP_URL,
     dnsServers: Object.freeze([...e.DNS_SERVERS]),
     sessionSecret: e.SESSION_SECRET ?? persistedSessionSecret(dataDir),
+    secretsKey: e.SECRETS_KEY ?? persistedSecret(dataDir, 'secrets-key'),
+    secretsKeyPrevious: e.SECRETS_KEY_PREVIOUS,
     signupEnabled: e.SIGNUP_ENABLED,
     rateLimitPerMinute: e.RATE_LIMIT_PER_MINUTE,
     idempotencyTtlHours: e.IDEMPOTENCY_TTL_HOURS,
@@ -249,7 +262,12 @@ function smtpTls(certFile: string | undefined, keyFile: string | undefined): Rea
 
 /** Contract §1: without SESSION_SECRET, one is generated on first start and kept in DATA_DIR. */
 function persistedSessionSecret(dataDir: string): string {
-  const file = join(dataDir, 'session-secret');
+  return persistedSecret(dataDir, 'session-secret');
+}
+
+/** A random 32-byte secret (base64url) generated on first start and kept in DATA_DIR/`name`. */
+function persistedSecret(dataDir: string, name: string): string {
+  const file = join(dataDir, name);
   try {
     return readFileSync(file, 'utf8').trim();
   } catch {

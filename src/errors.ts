@@ -19,6 +19,8 @@ export const ERRORS = {
   INVALID_CREDENTIALS: { status: 401, message: 'The email or password is incorrect.' },
   FORBIDDEN: { status: 403, message: 'You do not have permission to do this.' },
   PROJECT_DISABLED: { status: 403, message: 'This project is disabled.' },
+  API_KEY_SCOPE_INSUFFICIENT: { status: 403, message: "This API key's scope does not allow this endpoint: a sending key may call /v1/send, /v1/track and /v1/verify only." },
+  SENDER_DOMAIN_NOT_ALLOWED_FOR_KEY: { status: 403, message: 'This API key may not send from this sender domain.' },
   SIGNUP_DISABLED: { status: 403, message: 'Sign-up is disabled on this server.' },
   SENDER_DOMAIN_NOT_VERIFIED: { status: 403, message: 'The sender domain is not verified in this project.' },
   BILLING_LIMIT_EXCEEDED: { status: 403, message: "This would exceed the project's monthly billing limit for this category." },

@@ -42,6 +42,7 @@ import { eventsRoutes } from './events/events.routes.ts';
 import { platformJobs, startPlatformJobs } from './platform/platform.jobs.ts';
 import { membersRoutes } from './projects/members.routes.ts';
 import { projectsRoutes } from './projects/projects.routes.ts';
+import { apiKeysRoutes } from './projects/api-keys.routes.ts';
 import { verifyRoutes } from './verify/verify.routes.ts';
 import { linksRoutes } from './links/links.routes.ts';
 import { templatesRoutes } from './templates/templates.routes.ts';
@@ -108,6 +109,7 @@ export const CAPABILITIES: Capability[] = [
   { name: 'accounts', routes: accountsRoutes, constraintErrors: accountConstraintErrors },
   { name: 'projects', routes: projectsRoutes },
   { name: 'members', routes: membersRoutes },
+  { name: 'api-keys', routes: apiKeysRoutes },
   { name: 'account-email', routes: emailFlowsRoutes, jobs: accountsJobs },
   { name: 'project-admin', routes: projectAdminRoutes },
   { name: 'audit', routes: auditRoutes },

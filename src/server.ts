@@ -3,6 +3,7 @@ import { pino, type Logger } from 'pino';
 import { buildApp } from './app.ts';
 import { RATE_LIMIT_WINDOW_SECONDS } from './http/rate-limit.ts';
 import { ApiKeyResolver } from './auth/api-keys.ts';
+import { configureSecrets, resealSecrets } from './auth/secrets.ts';
 import { SessionTokens } from './auth/sessions.ts';
 import type { Config } from './config.ts';
 import { openDatabase } from './db/index.ts';
@@ -34,6 +35,7 @@ export type RunningServer = {
 
 /** Builds everything from the config and starts serving; the one place that wires the parts. */
 export async function startServer(config: Config, log: Logger = pino({ level: config.logLevel })): Promise<RunningServer> {
+  configureSecrets(config.secretsKey, config.secretsKeyPrevious);
   const db = await openDatabase(config);
   const queue = new JobQueue(db, log);
   const keys = new ApiKeyResolver(db, RATE_LIMIT_WINDOW_SECONDS * 1000);
@@ -53,6 +55,10 @@ export async function startServer(config: Config, log: Logger = pino({ level: co
       const distributed = await distributeForCitus(db);
       if (distributed.length) log.info({ tables: distributed }, 'tables distributed');
     }
+    // Stored secrets in clear (from before encryption at rest) or under a previous key are sealed
+    // with the current SECRETS_KEY (docs/security.md); after that this finds nothing to do.
+    const resealed = await resealSecrets(db);
+    if (Object.values(resealed).some(Boolean)) log.info({ resealed }, 'secrets sealed with the current SECRETS_KEY');
     deps.systemSender = await prepareSystemSender(db, config, log);
     for (const capability of CAPABILITIES) for (const job of capability.jobs?.(deps) ?? []) queue.define(job);
     await queue.start({ work });

@@ -15,11 +15,11 @@ export async function insertUser(db: Queryable, email: string, passwordHash: str
   return toUser(rows[0]!);
 }
 
-export type UserCredentials = { id: string; email: string; passwordHash: string; sessionGeneration: number };
+export type UserCredentials = { id: string; email: string; passwordHash: string };
 
 export async function findUserCredentials(db: Queryable, email: string): Promise<UserCredentials | undefined> {
   const rows = await db.query<UserCredentials>(
-    'SELECT id, email, password_hash AS "passwordHash", session_generation AS "sessionGeneration" FROM users WHERE email = $1',
+    'SELECT id, email, password_hash AS "passwordHash" FROM users WHERE email = $1',
     [email],
   );
   return rows[0];
@@ -28,4 +28,13 @@ export async function findUserCredentials(db: Queryable, email: string): Promise
 export async function findUserById(db: Queryable, id: string): Promise<UserRow | undefined> {
   const rows = await db.query<RawUser>('SELECT id, email, created_at FROM users WHERE id = $1', [id]);
   return rows[0] ? toUser(rows[0]) : undefined;
+}
+
+export async function findUserPassword(db: Queryable, id: string): Promise<UserCredentials | undefined> {
+  const rows = await db.query<UserCredentials>('SELECT id, email, password_hash AS "passwordHash" FROM users WHERE id = $1', [id]);
+  return rows[0];
+}
+
+export async function setPassword(db: Queryable, id: string, passwordHash: string): Promise<void> {
+  await db.query('UPDATE users SET password_hash = $2, updated_at = now() WHERE id = $1', [id, passwordHash]);
 }

@@ -1,18 +1,35 @@
-import type { FastifyReply } from 'fastify';
+import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { SESSION_COOKIE, sessionCookieOptions } from '../auth/sessions.ts';
 import type { Deps } from '../deps.ts';
 import { userOf } from '../http/auth.ts';
-import { accountResponse, credentialsBody, loginBody, logoutResponse, meResponse } from './accounts.schemas.ts';
-import { currentUser, logIn, signUp } from './accounts.service.ts';
+import {
+  accountResponse,
+  changePasswordBody,
+  changePasswordResponse,
+  credentialsBody,
+  endedSessionsResponse,
+  loginBody,
+  logoutResponse,
+  meResponse,
+  sessionParams,
+  sessionsResponse,
+} from './accounts.schemas.ts';
+import { changePassword, type ClientInfo, currentUser, logIn, signUp } from './accounts.service.ts';
+import { endOwnSession, listSessions, signOutOtherSessions, signOutSession } from './sessions.service.ts';
 
-/** Sign-up, log-in, log-out and the current user (contract §2; api.md Authentication 8). */
+const clientOf = (request: FastifyRequest): ClientInfo => ({ userAgent: request.headers['user-agent'] ?? '', ip: request.ip });
+
+const session = { config: { auth: 'session' as const } };
+const security = [{ session: [] }];
+
+/** Sign-up, log-in, log-out, the current user and their sessions (contract §2; docs/security.md). */
 export const accountsRoutes: FastifyPluginAsyncZod<Deps> = async (app, deps) => {
   // Browsers drop Secure cookies over plain http, so Secure follows the public URL's scheme.
   const cookieOptions = sessionCookieOptions(deps.config.publicUrl.startsWith('https:'));
 
-  async function startSession(reply: FastifyReply, userId: string, generation: number) {
-    reply.setCookie(SESSION_COOKIE, await deps.sessions.sign(userId, generation), cookieOptions);
+  async function startSession(reply: FastifyReply, userId: string, sessionId: string) {
+    reply.setCookie(SESSION_COOKIE, await deps.sessions.sign(userId, sessionId), cookieOptions);
   }
 
   app.post(
@@ -21,8 +38,8 @@ export const accountsRoutes: FastifyPluginAsyncZod<Deps> = async (app, deps) => 
       schema: { tags: ['accounts'], summary: 'Create an account and log in', body: credentialsBody, response: { 201: accountResponse } },
     },
     async (request, reply) => {
-      const { account, sessionGeneration } = await signUp(deps, request.body.email, request.body.password);
-      await startSession(reply, account.id, sessionGeneration);
+      const { account, sessionId } = await signUp(deps, request.body.email, request.body.password, clientOf(request));
+      await startSession(reply, account.id, sessionId);
       return reply.status(201).send(account);
     },
   );
@@ -31,16 +48,17 @@ export const accountsRoutes: FastifyPluginAsyncZod<Deps> = async (app, deps) => 
     '/auth/login',
     { schema: { tags: ['accounts'], summary: 'Log in with email and password', body: loginBody, response: { 200: accountResponse } } },
     async (request, reply) => {
-      const { account, sessionGeneration } = await logIn(deps, request.body.email, request.body.password, request.ip);
-      await startSession(reply, account.id, sessionGeneration);
+      const { account, sessionId } = await logIn(deps, request.body.email, request.body.password, clientOf(request));
+      await startSession(reply, account.id, sessionId);
       return account;
     },
   );
 
   app.get(
     '/auth/logout',
-    { schema: { tags: ['accounts'], summary: 'Log out (clears the session cookie)', response: { 200: logoutResponse } } },
-    async (_request, reply) => {
+    { schema: { tags: ['accounts'], summary: 'Log out: ends this session on every process and clears the cookie', response: { 200: logoutResponse } } },
+    async (request, reply) => {
+      await endOwnSession(deps, await deps.sessions.verify(request.cookies[SESSION_COOKIE]));
       reply.clearCookie(SESSION_COOKIE, { path: cookieOptions.path, httpOnly: true, sameSite: 'lax', secure: cookieOptions.secure });
       return { success: true as const };
     },
@@ -48,10 +66,46 @@ export const accountsRoutes: FastifyPluginAsyncZod<Deps> = async (app, deps) => 
 
   app.get(
     '/users/@me',
-    {
-      config: { auth: 'session' },
-      schema: { tags: ['accounts'], summary: 'The logged-in user', security: [{ session: [] }], response: { 200: meResponse } },
-    },
+    { ...session, schema: { tags: ['accounts'], summary: 'The logged-in user', security, response: { 200: meResponse } } },
     async (request) => currentUser(deps, userOf(request).id),
+  );
+
+  app.post(
+    '/users/@me/password',
+    {
+      ...session,
+      schema: {
+        tags: ['accounts'],
+        summary: 'Change my password (the current one is required); every other session of the account ends',
+        security,
+        body: changePasswordBody,
+        response: { 200: changePasswordResponse },
+      },
+    },
+    async (request) => ({ success: true as const, ...(await changePassword(deps, userOf(request), request.body.currentPassword, request.body.newPassword)) }),
+  );
+
+  app.get(
+    '/users/@me/sessions',
+    { ...session, schema: { tags: ['accounts'], summary: 'My live sessions: device, address, last seen', security, response: { 200: sessionsResponse } } },
+    async (request) => listSessions(deps, userOf(request)),
+  );
+
+  app.delete(
+    '/users/@me/sessions',
+    {
+      ...session,
+      schema: { tags: ['accounts'], summary: 'Sign out everywhere else: ends every session but this one', security, response: { 200: endedSessionsResponse } },
+    },
+    async (request) => ({ success: true as const, ...(await signOutOtherSessions(deps, userOf(request))) }),
+  );
+
+  app.delete(
+    '/users/@me/sessions/:id',
+    { ...session, schema: { tags: ['accounts'], summary: 'Sign one session out, at once on every process', security, params: sessionParams } },
+    async (request, reply) => {
+      await signOutSession(deps, userOf(request).id, request.params.id);
+      return reply.status(204).send();
+    },
   );
 };

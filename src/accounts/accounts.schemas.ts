@@ -18,3 +18,26 @@ export const accountResponse = z.object({ id: z.uuid(), email: z.string() });
 export const meResponse = z.object({ id: z.uuid(), email: z.string(), createdAt: z.string() });
 
 export const logoutResponse = z.object({ success: z.literal(true) });
+
+export const changePasswordBody = z.object({
+  currentPassword: z.string().max(1024),
+  newPassword: newPasswordSchema,
+});
+
+export const changePasswordResponse = z.object({ success: z.literal(true), endedSessions: z.number().int() });
+
+export const sessionSchema = z.object({
+  id: z.uuid(),
+  device: z.string().meta({ description: 'Browser and system, read from the User-Agent' }),
+  userAgent: z.string(),
+  ip: z.string().meta({ description: 'The address the session was last seen from' }),
+  createdAt: z.string(),
+  lastSeenAt: z.string().meta({ description: 'Updated at most once a minute' }),
+  current: z.boolean().meta({ description: 'The session this request came with' }),
+});
+
+export const sessionsResponse = z.object({ data: z.array(sessionSchema) });
+
+export const sessionParams = z.object({ id: z.uuid() });
+
+export const endedSessionsResponse = z.object({ success: z.literal(true), ended: z.number().int() });

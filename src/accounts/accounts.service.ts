@@ -1,9 +1,12 @@
+import { accountInputsOf, weakPasswordIssue, weakPasswordReason } from '../auth/password-policy.ts';
 import { DUMMY_PASSWORD_HASH, hashPassword, verifyPassword } from '../auth/passwords.ts';
+import { SESSION_TTL_SECONDS } from '../auth/sessions.ts';
 import type { ConstraintErrors } from '../db/errors.ts';
 import type { Deps } from '../deps.ts';
 import { AppError } from '../errors.ts';
-import { findUserById, findUserCredentials, insertUser } from './accounts.queries.ts';
+import { findUserById, findUserCredentials, findUserPassword, insertUser, setPassword } from './accounts.queries.ts';
 import { checkLoginAllowed, loginFailed, loginSucceeded, oneAtATime } from './login-throttle.ts';
+import { endSessionsOf, insertSession } from './sessions.queries.ts';
 
 /** Sign-up with an email an account already has → 409 (wired in modules.ts). */
 export const accountConstraintErrors: ConstraintErrors = {
@@ -12,36 +15,72 @@ export const accountConstraintErrors: ConstraintErrors = {
 
 type AccountDeps = Pick<Deps, 'config' | 'db'>;
 
+/** Where a session is opened from: shown in the account's Sessions list. */
+export type ClientInfo = { userAgent: string; ip: string };
+
 // Addresses are compared case-insensitively by storing them lower-cased.
 const normalizeEmail = (email: string) => email.trim().toLowerCase();
 
+/**
+ * The password policy's last check, which needs the account: a password built from the account's
+ * own address is refused (422 on `field`, like the schema's own strength check).
+ */
+export function refusePasswordGuessableFrom(email: string, password: string, field = 'password'): void {
+  const reason = weakPasswordReason(password, accountInputsOf(email));
+  if (reason) throw new AppError('VALIDATION_ERROR', { errors: [weakPasswordIssue(field, reason)] });
+}
+
+/** Opens a session record (src/auth/sessions.ts); its id goes into the cookie. */
+export function openSession(deps: AccountDeps, userId: string, client: ClientInfo): Promise<string> {
+  return insertSession(deps.db, userId, client.userAgent.slice(0, 512), client.ip, SESSION_TTL_SECONDS);
+}
+
 /** Contract §2: POST /auth/signup, unless the deployment turned sign-up off. */
-export async function signUp(deps: AccountDeps, email: string, password: string) {
+export async function signUp(deps: AccountDeps, email: string, password: string, client: ClientInfo) {
   if (!deps.config.signupEnabled) throw new AppError('SIGNUP_DISABLED');
+  refusePasswordGuessableFrom(email, password);
   const user = await insertUser(deps.db, normalizeEmail(email), await hashPassword(password));
-  // A new user is in the first session generation (the column's default).
-  return { account: { id: user.id, email: user.email }, sessionGeneration: 0 };
+  return { account: { id: user.id, email: user.email }, sessionId: await openSession(deps, user.id, client) };
 }
 
 /**
  * Checks an email and password. An unknown email still costs one scrypt comparison (against a
  * dummy hash), so response time does not tell which accounts exist. Returns the account and the
- * user's session generation, which the new session carries (src/auth/sessions.ts).
+ * new session's id, which the cookie carries (src/auth/sessions.ts).
  */
-export async function logIn(deps: AccountDeps, email: string, password: string, address: string) {
+export async function logIn(deps: AccountDeps, email: string, password: string, client: ClientInfo) {
   const normalized = normalizeEmail(email);
   return oneAtATime(normalized, async () => {
     // Throttled attempts are refused before the (costly) password check, known email or not.
-    await checkLoginAllowed(deps.db, normalized, address);
+    await checkLoginAllowed(deps.db, normalized, client.ip);
     const user = await findUserCredentials(deps.db, normalized);
     const matches = await verifyPassword(password, user?.passwordHash ?? DUMMY_PASSWORD_HASH);
     if (!user || !matches) {
-      await loginFailed(deps.db, normalized, address);
+      await loginFailed(deps.db, normalized, client.ip);
       throw new AppError('INVALID_CREDENTIALS');
     }
-    await loginSucceeded(deps.db, normalized, address);
-    return { account: { id: user.id, email: user.email }, sessionGeneration: user.sessionGeneration };
+    await loginSucceeded(deps.db, normalized, client.ip);
+    return { account: { id: user.id, email: user.email }, sessionId: await openSession(deps, user.id, client) };
   });
+}
+
+/**
+ * POST /users/@me/password: a new password, given the current one. Every other session of the
+ * account ends (whoever knew the old password is signed out); this one stays.
+ */
+export async function changePassword(deps: AccountDeps, user: { id: string; sessionId: string }, currentPassword: string, newPassword: string): Promise<{ endedSessions: number }> {
+  const stored = await findUserPassword(deps.db, user.id);
+  if (!stored) throw new AppError('UNAUTHORIZED', { message: 'Log in first.' });
+  if (!(await verifyPassword(currentPassword, stored.passwordHash))) {
+    throw new AppError('INVALID_CREDENTIALS', { message: 'The current password is incorrect.' });
+  }
+  refusePasswordGuessableFrom(stored.email, newPassword, 'newPassword');
+  const passwordHash = await hashPassword(newPassword);
+  const endedSessions = await deps.db.transaction(async (tx) => {
+    await setPassword(tx, user.id, passwordHash);
+    return endSessionsOf(tx, user.id, user.sessionId);
+  });
+  return { endedSessions };
 }
 
 export async function currentUser(deps: AccountDeps, userId: string) {

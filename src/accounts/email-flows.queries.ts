@@ -68,11 +68,12 @@ export async function markEmailVerified(tx: Queryable, userId: string, email: st
 }
 
 /**
- * Sets a new password hash, ends the user's sessions (the next generation: whoever had the old
- * password is logged out everywhere) and retires every other outstanding reset token of the user.
+ * Sets a new password hash, ends every session of the user (whoever had the old password is
+ * logged out everywhere) and retires every other outstanding reset token of the user.
  */
 export async function replacePassword(tx: Queryable, userId: string, passwordHash: string): Promise<void> {
   await tx.query(`UPDATE users SET password_hash = $2, session_generation = session_generation + 1, updated_at = now() WHERE id = $1`, [userId, passwordHash]);
+  await tx.query(`UPDATE user_sessions SET ended_at = now() WHERE user_id = $1 AND ended_at IS NULL`, [userId]);
   await tx.query(`UPDATE auth_tokens SET used_at = now() WHERE user_id = $1 AND purpose = 'reset-password' AND used_at IS NULL`, [userId]);
 }
 

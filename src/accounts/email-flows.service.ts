@@ -3,7 +3,8 @@ import type { Deps } from '../deps.ts';
 import { AppError } from '../errors.ts';
 import { decodeAccountToken, TOKEN_TTL_SECONDS, type TokenPurpose } from './account-tokens.ts';
 import { ACCOUNT_MAIL_JOB, type AccountMailData } from './accounts.jobs.ts';
-import { consumeToken, findUserForMail, issueToken, markEmailVerified, replacePassword } from './email-flows.queries.ts';
+import { refusePasswordGuessableFrom } from './accounts.service.ts';
+import { consumeToken, findPendingToken, findUserForMail, issueToken, markEmailVerified, replacePassword } from './email-flows.queries.ts';
 
 type FlowDeps = Pick<Deps, 'config' | 'db' | 'queue'>;
 
@@ -56,6 +57,9 @@ export async function requestPasswordReset(deps: FlowDeps, email: string): Promi
 export async function resetPassword(deps: FlowDeps, token: string, password: string): Promise<void> {
   const id = decodeAccountToken(deps.config.sessionSecret, token, 'reset-password');
   if (!id) throw invalidToken();
+  const pending = await findPendingToken(deps.db, id);
+  if (!pending) throw invalidToken();
+  refusePasswordGuessableFrom(pending.email, password);
   const passwordHash = await hashPassword(password);
   const done = await deps.db.transaction(async (tx) => {
     const used = await consumeToken(tx, id, 'reset-password');

@@ -7,6 +7,8 @@ export type AuditAction =
   | 'project.disabled'
   | 'project.enabled'
   | 'project.keys_rotated'
+  | 'project.api_key_created'
+  | 'project.api_key_revoked'
   | 'project.reset'
   | 'member.added'
   | 'member.role_changed'

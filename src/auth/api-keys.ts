@@ -1,9 +1,11 @@
-import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
+import { createHash, randomBytes } from 'node:crypto';
 import pg from 'pg';
 import type { Db, Queryable } from '../db/index.ts';
 import type { PostgresDb } from '../db/postgres.ts';
 import { Batcher } from '../db/batcher.ts';
-import { type CountedKeyRow, findProjectByKeyHash, findProjectsByKeyHashesAndCount, type KeyRow } from './auth.queries.ts';
+import { type CountedKeyRow, findProjectByKeyHash, findProjectsByKeyHashesAndCount, type KeyLookup, type KeyRow, type KeyScope, touchApiKey } from './auth.queries.ts';
+
+export type { KeyScope } from './auth.queries.ts';
 
 export type KeyType = 'public' | 'secret';
 
@@ -13,7 +15,30 @@ export type ResolvedKey = {
   keyType: KeyType;
   disabled: boolean;
   disabledReason: string | null;
+  /** A named key's id (api_keys); undefined for the project's own key pair. */
+  keyId?: string;
+  /** `sending`: /v1/send, /v1/track, /v1/verify and SMTP submission only. The project's own keys are `full`. */
+  scope: KeyScope;
+  /** The sender domains a named key may send from; empty: any verified domain of the project. */
+  senderDomains: string[];
 };
+
+/** A named secret key: `sk_` and, base64url-encoded, its project's id (16 bytes) and 24 random bytes. */
+const NAMED_KEY_LENGTH = 3 + Math.ceil((40 * 4) / 3);
+
+export function generateNamedKey(projectId: string): string {
+  const id = Buffer.from(projectId.replaceAll('-', ''), 'hex');
+  return `sk_${Buffer.concat([id, randomBytes(24)]).toString('base64url')}`;
+}
+
+/** The project a named key belongs to (read from the key itself), or undefined for any other key. */
+export function projectOfNamedKey(key: string): string | undefined {
+  if (key.length !== NAMED_KEY_LENGTH || !key.startsWith('sk_')) return undefined;
+  const bytes = Buffer.from(key.slice(3), 'base64url');
+  if (bytes.length !== 40) return undefined;
+  const hex = bytes.subarray(0, 16).toString('hex');
+  return `${hex.slice(0, 8)}-${hex.slice(8, 12)}-${hex.slice(12, 16)}-${hex.slice(16, 20)}-${hex.slice(20)}`;
+}
 
 export function generateKeyPair() {
   return { publicKey: `pk_${randomBytes(24).toString('base64url')}`, secretKey: `sk_${randomBytes(24).toString('base64url')}` };
@@ -27,9 +52,10 @@ export function keyTypeOf(key: string): KeyType | undefined {
   return undefined;
 }
 
-type CachedKey = ResolvedKey & { key: string };
+type CachedKey = ResolvedKey;
 
 const MAX_CACHED_KEYS = 10_000;
+const LAST_USED_INTERVAL_MS = 60_000;
 
 /** A request counted against its project's rate limit while its key was checked (PostgreSQL). */
 export type RequestCount = { count: number; msLeft: number };
@@ -57,7 +83,9 @@ export class ApiKeyResolver {
   // Bumped on every invalidation: a lookup that raced with one must not cache what it read.
   private generation = 0;
   private readonly counterPool: pg.Pool | undefined;
-  private readonly counter: Batcher<{ keyType: KeyType; hash: string }, CountedKeyRow | undefined> | undefined;
+  private readonly counter: Batcher<KeyLookup, CountedKeyRow | undefined> | undefined;
+  // When this process last wrote each named key's last_used_at.
+  private readonly lastUseWritten = new Map<string, number>();
 
   constructor(
     private readonly db: Db,
@@ -71,18 +99,27 @@ export class ApiKeyResolver {
     }
   }
 
-  /** The project of `key`, or undefined for an unknown key. On PostgreSQL, `usage` is this request's count. */
+  /**
+   * The project of `key`, or undefined for an unknown or revoked key. On PostgreSQL, `usage` is this
+   * request's count. The row is found by the key's SHA-256 through a unique index; no clear key is
+   * kept to compare with (the hash cannot be steered byte by byte, so its comparison leaks nothing).
+   */
   async resolve(key: string): Promise<(ResolvedKey & { usage?: RequestCount }) | undefined> {
     const keyType = keyTypeOf(key);
     if (!keyType || key.length > 200) return undefined;
-    const hash = hashKey(key);
-    const found = this.counter ? await this.loadAndCount(hash, keyType) : (this.cache.get(hash) ?? (await this.load(hash, keyType)));
-    if (!found) return undefined;
-    // The lookup is by hash; compare the key itself in constant time as well.
-    const a = Buffer.from(found.key);
-    const b = Buffer.from(key);
-    if (a.length !== b.length || !timingSafeEqual(a, b)) return undefined;
+    const lookup: KeyLookup = { keyType, hash: hashKey(key), projectId: keyType === 'secret' ? projectOfNamedKey(key) : undefined };
+    const found = this.counter ? await this.loadAndCount(lookup) : (this.cache.get(lookup.hash) ?? (await this.load(lookup)));
+    if (found?.keyId) this.noteUse(found.projectId, found.keyId);
     return found;
+  }
+
+  /** Records a named key's last use, at most once a minute per key in this process; never delays the request. */
+  private noteUse(projectId: string, keyId: string): void {
+    const now = Date.now();
+    if (now - (this.lastUseWritten.get(keyId) ?? 0) < LAST_USED_INTERVAL_MS) return;
+    if (this.lastUseWritten.size >= MAX_CACHED_KEYS) this.lastUseWritten.clear();
+    this.lastUseWritten.set(keyId, now);
+    touchApiKey(this.db, projectId, keyId).catch(() => this.lastUseWritten.delete(keyId));
   }
 
   /** Drops a project's cached keys; call it after any change of a project's keys, status or name commits. */
@@ -95,27 +132,36 @@ export class ApiKeyResolver {
     await this.counterPool?.end();
   }
 
-  private async loadAndCount(hash: string, keyType: KeyType) {
-    const row = await this.counter!.submit({ keyType, hash });
+  private async loadAndCount(lookup: KeyLookup) {
+    const row = await this.counter!.submit(lookup);
     if (!row) return undefined;
     const usage = row.points === null ? undefined : { count: row.points, msLeft: Math.max(Number(row.ms_left), 0) };
-    return { ...toCachedKey(row, keyType), usage };
+    return { ...toCachedKey(row, lookup.keyType), usage };
   }
 
-  private async load(hash: string, keyType: KeyType): Promise<CachedKey | undefined> {
+  private async load(lookup: KeyLookup): Promise<CachedKey | undefined> {
     const generation = this.generation;
-    const row = await findProjectByKeyHash(this.db, keyType, hash);
+    const row = await findProjectByKeyHash(this.db, lookup);
     if (!row) return undefined;
-    const entry = toCachedKey(row, keyType);
+    const entry = toCachedKey(row, lookup.keyType);
     if (generation !== this.generation) return entry;
     if (this.cache.size >= MAX_CACHED_KEYS) this.cache.delete(this.cache.keys().next().value!);
-    this.cache.set(hash, entry);
+    this.cache.set(lookup.hash, entry);
     return entry;
   }
 }
 
 function toCachedKey(row: KeyRow, keyType: KeyType): CachedKey {
-  return { projectId: row.id, projectName: row.name, keyType, disabled: row.disabled, disabledReason: row.disabled_reason, key: row.key };
+  return {
+    projectId: row.id,
+    projectName: row.name,
+    keyType,
+    disabled: row.disabled,
+    disabledReason: row.disabled_reason,
+    keyId: row.key_id ?? undefined,
+    scope: row.scope,
+    senderDomains: row.sender_domains,
+  };
 }
 
 function wrapPool(pool: pg.Pool): Queryable {
@@ -125,4 +171,31 @@ function wrapPool(pool: pg.Pool): Queryable {
       await pool.query(text);
     },
   };
+}
+
+/**
+ * Whether a key restricted to `senderDomains` may send from `fromEmail`: the address's domain is
+ * one of them or a subdomain of one. No restriction (undefined or empty): any domain, which the
+ * send path still requires to be verified in the project.
+ */
+export function keyMaySendFrom(senderDomains: readonly string[] | undefined, fromEmail: string): boolean {
+  if (!senderDomains || senderDomains.length === 0) return true;
+  const domain = fromEmail.slice(fromEmail.lastIndexOf('@') + 1).toLowerCase();
+  return senderDomains.some((allowed) => domain === allowed || domain.endsWith(`.${allowed}`));
+}
+
+/** What SMTP submission knows after checking a key given as the password of AUTH PLAIN or LOGIN. */
+export type SubmissionKey = { projectId: string; projectName: string; scope: KeyScope; senderDomains: string[]; keyId?: string };
+
+/**
+ * Checks a key for SMTP submission: a secret key of either scope (submission is sending), of a
+ * project that is not disabled; the same revocation and rate-limit rules as the HTTP API, at once
+ * on every process. Undefined when the key may not submit. The caller checks each message's
+ * sender with `keyMaySendFrom(key.senderDomains, from)`.
+ */
+export async function authenticateSubmissionKey(keys: ApiKeyResolver, key: string): Promise<SubmissionKey | undefined> {
+  if (keyTypeOf(key) !== 'secret') return undefined;
+  const resolved = await keys.resolve(key);
+  if (!resolved || resolved.disabled) return undefined;
+  return { projectId: resolved.projectId, projectName: resolved.projectName, scope: resolved.scope, senderDomains: resolved.senderDomains, keyId: resolved.keyId };
 }

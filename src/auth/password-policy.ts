@@ -18,7 +18,19 @@ let factory: ZxcvbnFactory | undefined;
 const zxcvbn = () =>
   (factory ??= new ZxcvbnFactory({ dictionary: { ...common.dictionary, ...en.dictionary }, graphs: common.adjacencyGraphs, translations: en.translations, maxLength: CHECKED_LENGTH }));
 
-/** Why `password` is too weak, or undefined. `context` (the email) counts as guessable too. */
+/**
+ * What an account's own details give an attacker for free: the address, its local part and the
+ * local part's pieces (`jane.doe+news` → jane, doe, news). zxcvbn rates a password built from them
+ * as guessable as a dictionary word, so a password equal to the local part is refused.
+ */
+export function accountInputsOf(email: string): string[] {
+  const address = email.trim().toLowerCase();
+  const local = address.split('@')[0] ?? '';
+  const pieces = local.split(/[._+-]+/).filter((piece) => piece.length >= 3);
+  return [...new Set([address, local, ...pieces])];
+}
+
+/** Why `password` is too weak, or undefined. `context` (the account's own inputs) counts as guessable too. */
 export function weakPasswordReason(password: string, context: string[] = []): string | undefined {
   const result = zxcvbn().check(password, context);
   if (result.score >= MIN_SCORE) return undefined;
@@ -37,3 +49,8 @@ export const newPasswordSchema = z
     const reason = weakPasswordReason(password);
     if (reason) context.addIssue({ code: 'custom', message: reason, params: { code: 'weak_password' } });
   });
+
+/** The 422 for a password too easy to guess (the same field error the schemas raise). */
+export function weakPasswordIssue(field: string, reason: string) {
+  return { field, message: reason, code: 'weak_password' };
+}

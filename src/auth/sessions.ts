@@ -3,13 +3,15 @@ import { SignJWT, jwtVerify } from 'jose';
 export const SESSION_COOKIE = 'mailroom_session';
 export const SESSION_TTL_SECONDS = 7 * 24 * 3600;
 
-/** A verified session: its user, and the generation it was issued in (users.session_generation). */
-export type SessionClaims = { userId: string; generation: number };
+/** A verified session token: its user and the server-side session record it names (user_sessions). */
+export type SessionClaims = { userId: string; sessionId: string };
 
 /**
- * Dashboard sessions: an HS256 JWT in an HttpOnly cookie (api.md Authentication 8). The token
- * carries the user's session generation; a password reset moves the user to the next one, so
- * every token issued before it stops working (src/http/auth.ts compares them).
+ * Dashboard sessions: an HS256 JWT in an HttpOnly cookie (api.md Authentication 8) that names a
+ * server-side session record. The signature proves the token was issued here; the record, checked
+ * on every request (src/http/auth.ts), says whether the session still lives: logging out, ending it
+ * from the Sessions list or changing the password ends it at once on every process
+ * (docs/security.md).
  */
 export class SessionTokens {
   private readonly key: Uint8Array;
@@ -18,8 +20,8 @@ export class SessionTokens {
     this.key = new TextEncoder().encode(`session:${secret}`);
   }
 
-  sign(userId: string, generation: number): Promise<string> {
-    return new SignJWT({ gen: generation }).setProtectedHeader({ alg: 'HS256' }).setSubject(userId).setIssuedAt().setExpirationTime(`${SESSION_TTL_SECONDS}s`).sign(this.key);
+  sign(userId: string, sessionId: string): Promise<string> {
+    return new SignJWT({ sid: sessionId }).setProtectedHeader({ alg: 'HS256' }).setSubject(userId).setIssuedAt().setExpirationTime(`${SESSION_TTL_SECONDS}s`).sign(this.key);
   }
 
   /** The session's claims, or undefined for a missing, forged or expired token. */
@@ -27,9 +29,9 @@ export class SessionTokens {
     if (!token) return undefined;
     try {
       const { payload } = await jwtVerify(token, this.key, { algorithms: ['HS256'] });
-      if (!payload.sub) return undefined;
-      // Tokens issued before generations existed carry none: they belong to the first one.
-      return { userId: payload.sub, generation: typeof payload.gen === 'number' ? payload.gen : 0 };
+      // Tokens from before session records name none: they no longer open a session.
+      if (!payload.sub || typeof payload.sid !== 'string') return undefined;
+      return { userId: payload.sub, sessionId: payload.sid };
     } catch {
       return undefined;
     }

@@ -16,6 +16,7 @@ import type { Db, Queryable } from './db.ts';
 export const GLOBAL_TABLES: Readonly<Record<string, 'reference' | 'coordinator'>> = {
   users: 'reference',
   projects: 'reference',
+  api_keys: 'reference',
   project_members: 'reference',
   domains: 'reference',
   rollup_watermarks: 'reference',
@@ -26,6 +27,7 @@ export const GLOBAL_TABLES: Readonly<Record<string, 'reference' | 'coordinator'>
   event_dispatch: 'coordinator',
   worker_instances: 'coordinator',
   login_failures: 'coordinator',
+  user_sessions: 'coordinator',
   system_dkim_keys: 'reference',
 };
 

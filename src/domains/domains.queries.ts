@@ -1,3 +1,4 @@
+import { openSecret, sealSecret } from '../auth/secrets.ts';
 import type { Queryable } from '../db/index.ts';
 import type { RecordChecks } from './records.ts';
 
@@ -30,7 +31,7 @@ export async function insertDomain(
 ): Promise<DomainRow> {
   const rows = await db.query<DomainRow>(
     `INSERT INTO domains (project_id, domain, selector, public_key, private_key) VALUES ($1, $2, $3, $4, $5) RETURNING ${PUBLIC_COLUMNS}`,
-    [input.projectId, input.domain, input.selector, input.publicKey, input.privateKey],
+    [input.projectId, input.domain, input.selector, input.publicKey, sealSecret(input.privateKey, 'domains.private_key')],
   );
   return rows[0]!;
 }
@@ -152,7 +153,7 @@ export async function findSenderKey(
       ORDER BY length(domain) DESC LIMIT 1`,
     [projectId, names],
   );
-  return rows[0];
+  return rows[0] && { ...rows[0], private_key: openSecret(rows[0].private_key, 'domains.private_key') };
 }
 
 /** The server's own DKIM key for `domain` (SYSTEM_FROM, contract §6); one row per domain. */
@@ -165,12 +166,12 @@ export type SystemKeyRow = { domain: string; selector: string; public_key: strin
 export async function keepSystemKey(db: Queryable, key: SystemKeyRow): Promise<SystemKeyRow> {
   await db.query(
     `INSERT INTO system_dkim_keys (domain, selector, public_key, private_key) VALUES ($1, $2, $3, $4) ON CONFLICT (domain) DO NOTHING`,
-    [key.domain, key.selector, key.public_key, key.private_key],
+    [key.domain, key.selector, key.public_key, sealSecret(key.private_key, 'system_dkim_keys.private_key')],
   );
   return (await findSystemKey(db, key.domain))!;
 }
 
 export async function findSystemKey(db: Queryable, domain: string): Promise<SystemKeyRow | undefined> {
   const rows = await db.query<SystemKeyRow>('SELECT domain, selector, public_key, private_key FROM system_dkim_keys WHERE domain = $1', [domain]);
-  return rows[0];
+  return rows[0] && { ...rows[0], private_key: openSecret(rows[0].private_key, 'system_dkim_keys.private_key') };
 }

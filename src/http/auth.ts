@@ -1,7 +1,7 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import fp from 'fastify-plugin';
-import { type ApiKeyResolver, type KeyType, keyTypeOf, type RequestCount } from '../auth/api-keys.ts';
-import { findMembership, findSessionGeneration, type Role } from '../auth/auth.queries.ts';
+import { type ApiKeyResolver, type KeyScope, type KeyType, keyTypeOf, type RequestCount } from '../auth/api-keys.ts';
+import { findLiveSession, findMembership, type Role, touchSession } from '../auth/auth.queries.ts';
 import { SESSION_COOKIE, type SessionTokens } from '../auth/sessions.ts';
 import type { Db } from '../db/index.ts';
 import { AppError } from '../errors.ts';
@@ -25,9 +25,16 @@ export type ProjectContext = {
   /** How the caller proved access: with a key of this type, or as a member with a session. */
   via: KeyType | 'session';
   role?: Role;
+  /** A key's scope (docs/security.md); sessions and the project's own keys have `full`. */
+  scope?: KeyScope;
+  /** A named key's sender domains: empty or undefined, any verified domain of the project. */
+  senderDomains?: string[];
+  /** A named key's id (api_keys). */
+  keyId?: string;
 };
 
-export type UserContext = { id: string };
+/** The logged-in user and the session record the request came with. */
+export type UserContext = { id: string; sessionId: string };
 
 declare module 'fastify' {
   interface FastifyContextConfig {
@@ -42,6 +49,8 @@ declare module 'fastify' {
 }
 
 const SAFE_METHODS = new Set(['GET', 'HEAD', 'OPTIONS']);
+
+const SESSION_SEEN_INTERVAL_MS = 60_000;
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
@@ -70,7 +79,7 @@ export const authPlugin = fp(async (app: FastifyInstance, deps: AuthDeps) => {
   app.decorateRequest('user', undefined);
   app.decorateRequest('requestCount', undefined);
 
-  async function authenticateKey(request: FastifyRequest, token: string | undefined, allowed: KeyType) {
+  async function authenticateKey(request: FastifyRequest, token: string | undefined, allowed: KeyType, mode: AuthMode) {
     if (!token) {
       throw new AppError('INVALID_API_KEY', { message: 'Missing API key: send Authorization: Bearer <key>.' });
     }
@@ -88,15 +97,23 @@ export const authPlugin = fp(async (app: FastifyInstance, deps: AuthDeps) => {
     if (resolved.disabled) {
       throw new AppError('PROJECT_DISABLED', { details: resolved.disabledReason ? { reason: resolved.disabledReason } : undefined });
     }
-    request.project = { id: resolved.projectId, name: resolved.projectName, via: resolved.keyType };
+    // A sending key opens the sending endpoints only (`secret` and `public` modes); every other
+    // project endpoint answers 403 with its own code, so the caller knows a key of wider scope would do.
+    if (resolved.scope === 'sending' && mode === 'project') {
+      throw new AppError('API_KEY_SCOPE_INSUFFICIENT', { suggestion: 'Use a key with the full scope, or the dashboard.' });
+    }
+    request.project = { id: resolved.projectId, name: resolved.projectName, via: resolved.keyType, scope: resolved.scope, senderDomains: resolved.senderDomains, keyId: resolved.keyId };
     request.requestCount = resolved.usage;
   }
 
   async function authenticateSession(request: FastifyRequest) {
     const session = await deps.sessions.verify(request.cookies[SESSION_COOKIE]);
-    // A session from before the user's last password reset has ended (another generation).
-    const current = session && UUID.test(session.userId) ? await findSessionGeneration(deps.db, session.userId) : undefined;
-    if (!session || current !== session.generation) throw new AppError('UNAUTHORIZED', { message: 'Log in first.' });
+    // The token is genuine; its session record says whether it still lives (ended by logging out,
+    // from the Sessions list or by a password change: docs/security.md).
+    const live = session && UUID.test(session.userId) && UUID.test(session.sessionId) ? await findLiveSession(deps.db, session.sessionId, session.userId) : undefined;
+    if (!session || !live) throw new AppError('UNAUTHORIZED', { message: 'Log in first.' });
+    // Last seen is written at most once a minute per session, so most requests only read.
+    if (Date.now() - live.lastSeenAt.getTime() > SESSION_SEEN_INTERVAL_MS) await touchSession(deps.db, session.sessionId, request.ip);
     // A cross-site form can send the cookie but no custom header (that needs a CORS preflight,
     // which this server never grants for session routes): a state change must carry one.
     if (!SAFE_METHODS.has(request.method) && !request.headers['x-project-id'] && !request.headers['x-requested-with']) {
@@ -105,7 +122,7 @@ export const authPlugin = fp(async (app: FastifyInstance, deps: AuthDeps) => {
         suggestion: 'Send X-Requested-With: fetch (any value) with the request.',
       });
     }
-    request.user = { id: session.userId };
+    request.user = { id: session.userId, sessionId: session.sessionId };
   }
 
   async function authenticateMember(request: FastifyRequest) {
@@ -119,7 +136,7 @@ export const authPlugin = fp(async (app: FastifyInstance, deps: AuthDeps) => {
     if (membership.disabled) {
       throw new AppError('PROJECT_DISABLED', { details: membership.disabledReason ? { reason: membership.disabledReason } : undefined });
     }
-    request.project = { id: projectId, via: 'session', role: membership.role };
+    request.project = { id: projectId, via: 'session', role: membership.role, scope: 'full' };
   }
 
   app.addHook('onRequest', async (request) => {
@@ -128,13 +145,13 @@ export const authPlugin = fp(async (app: FastifyInstance, deps: AuthDeps) => {
       case 'none':
         return;
       case 'public':
-        return authenticateKey(request, bearerToken(request), 'public');
+        return authenticateKey(request, bearerToken(request), 'public', mode);
       case 'secret':
-        return authenticateKey(request, bearerToken(request), 'secret');
+        return authenticateKey(request, bearerToken(request), 'secret', mode);
       case 'project': {
         const token = bearerToken(request);
         if (token === undefined && request.cookies[SESSION_COOKIE]) return authenticateMember(request);
-        return authenticateKey(request, token, 'secret');
+        return authenticateKey(request, token, 'secret', mode);
       }
       case 'sessionProject':
         return authenticateMember(request);

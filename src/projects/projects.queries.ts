@@ -1,3 +1,4 @@
+import { openSecret, sealSecret } from '../auth/secrets.ts';
 import type { Role } from '../auth/auth.queries.ts';
 import type { Queryable } from '../db/index.ts';
 import type { TrackingMode, TrackingSettings } from '../links/tracking.ts';
@@ -31,7 +32,7 @@ const toProject = (row: RawProject): Project => ({
   id: row.id,
   name: row.name,
   publicKey: row.public_key,
-  secretKey: row.secret_key,
+  secretKey: openSecret(row.secret_key, 'projects.secret_key'),
   disabled: row.disabled,
   tracking: { opens: row.tracking_opens, clicks: row.tracking_clicks },
   createdAt: row.created_at.toISOString(),
@@ -50,7 +51,7 @@ export async function insertProject(db: Queryable, ownerId: string, name: string
        INSERT INTO project_members (project_id, user_id, role) SELECT id, $1, 'OWNER' FROM project
      )
      SELECT ${COLUMNS} FROM project`,
-    [ownerId, name, keys.publicKey, keys.secretKey, keys.publicKeyHash, keys.secretKeyHash],
+    [ownerId, name, keys.publicKey, sealSecret(keys.secretKey, 'projects.secret_key'), keys.publicKeyHash, keys.secretKeyHash],
   );
   return toProject(rows[0]!);
 }
@@ -111,7 +112,7 @@ export async function replaceKeys(db: Queryable, projectId: string, keys: KeyPai
     `UPDATE projects
         SET public_key = $2, secret_key = $3, public_key_hash = $4, secret_key_hash = $5, updated_at = now()
       WHERE id = $1 RETURNING id`,
-    [projectId, keys.publicKey, keys.secretKey, keys.publicKeyHash, keys.secretKeyHash],
+    [projectId, keys.publicKey, sealSecret(keys.secretKey, 'projects.secret_key'), keys.publicKeyHash, keys.secretKeyHash],
   );
   return rows.length > 0;
 }

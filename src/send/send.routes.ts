@@ -1,5 +1,7 @@
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import type { Deps } from '../deps.ts';
+import { keyMaySendFrom } from '../auth/api-keys.ts';
+import { AppError } from '../errors.ts';
 import { projectOf } from '../http/auth.ts';
 import { prepareSend } from './send-content.ts';
 import { SendWriter } from './send-writer.ts';
@@ -25,6 +27,12 @@ export const sendRoutes: FastifyPluginAsyncZod<Deps> = async (app, deps) => {
         response: { 200: sendResponse },
       },
     },
-    async (request) => ({ success: true as const, data: await writer.send(await prepareSend(deps, projectOf(request).id, request.body)) }),
+    async (request) => {
+      const project = projectOf(request);
+      const prepared = await prepareSend(deps, project.id, request.body);
+      // A named key may be restricted to some sender domains (docs/security.md).
+      if (!keyMaySendFrom(project.senderDomains, prepared.content.from.email)) throw new AppError('SENDER_DOMAIN_NOT_ALLOWED_FOR_KEY', { details: { allowed: project.senderDomains } });
+      return { success: true as const, data: await writer.send(prepared) };
+    },
   );
 };

@@ -1,4 +1,5 @@
 import { Batcher } from '../db/batcher.ts';
+import { openSecret } from '../auth/secrets.ts';
 import type { Deps } from '../deps.ts';
 import { claimDue, type ClaimedMessage, type DisabledEndpoint, dueProjects, nextDueAt, type Outcome, parkMessages, recordOutcomes } from './messages.queries.ts';
 import { nextRetryAt } from './schedule.ts';
@@ -156,7 +157,8 @@ export class WebhookDelivery {
   private async deliver(message: ClaimedMessage): Promise<void> {
     const body = JSON.stringify(message.payload);
     const timestamp = Math.floor(Date.now() / 1000);
-    const secrets = message.previous_secret ? [message.secret, message.previous_secret] : [message.secret];
+    // Stored sealed (src/auth/secrets.ts); opened only to sign.
+    const secrets = (message.previous_secret ? [message.secret, message.previous_secret] : [message.secret]).map((secret) => openSecret(secret, 'webhook_endpoints.secret'));
     const headers = {
       'content-type': 'application/json',
       'webhook-id': message.id,

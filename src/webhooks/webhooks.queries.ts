@@ -1,3 +1,4 @@
+import { sealSecret } from '../auth/secrets.ts';
 import type { Queryable } from '../db/index.ts';
 
 export type EndpointRow = {
@@ -20,7 +21,7 @@ export async function insertEndpoint(
   const rows = await db.query<EndpointRow>(
     `INSERT INTO webhook_endpoints (project_id, url, events, description, secret)
      VALUES ($1, $2, $3::text[], $4, $5) RETURNING ${COLUMNS}`,
-    [projectId, endpoint.url, endpoint.events, endpoint.description, endpoint.secret],
+    [projectId, endpoint.url, endpoint.events, endpoint.description, sealSecret(endpoint.secret, 'webhook_endpoints.secret')],
   );
   return rows[0]!;
 }
@@ -78,7 +79,7 @@ export async function rotateSecret(db: Queryable, projectId: string, id: string,
     `UPDATE webhook_endpoints SET previous_secret = secret, secret = $3,
        previous_secret_until = now() + make_interval(hours => $4), updated_at = now()
      WHERE project_id = $1 AND id = $2 RETURNING id`,
-    [projectId, id, secret, overlapHours],
+    [projectId, id, sealSecret(secret, 'webhook_endpoints.secret'), overlapHours],
   );
   return rows.length > 0;
 }

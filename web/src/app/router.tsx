@@ -51,6 +51,7 @@ export const router = createBrowserRouter([
           { path: 'workflows/:workflowId', lazy: () => import('../pages/workflows/WorkflowPage.tsx') },
           { path: 'analytics', lazy: () => import('../pages/analytics/AnalyticsPage.tsx') },
           { path: 'settings', lazy: () => import('../pages/settings/SettingsPage.tsx') },
+          { path: 'account', lazy: () => import('../pages/account/AccountPage.tsx') },
           { path: '*', lazy: () => import('../shell/ProjectNotFoundPage.tsx') },
         ],
       },

@@ -1,11 +1,12 @@
 import { Button, Menu, Text } from '@mantine/core';
 import { useMutation, useQueryClient } from '@tanstack/react-query';
-import { useNavigate } from 'react-router';
+import { useNavigate, useParams } from 'react-router';
 import { api, call, setCurrentProject } from '../api/client.ts';
 import { asApiError } from '../api/errors.ts';
 
 export function UserMenu({ email }: { email: string }) {
   const navigate = useNavigate();
+  const { projectId } = useParams();
   const queryClient = useQueryClient();
   const verification = useMutation({ mutationFn: () => call(api.POST('/auth/request-verification')) });
   async function logOut() {
@@ -33,6 +34,7 @@ export function UserMenu({ email }: { email: string }) {
             {verification.isError ? asApiError(verification.error)?.message : `Sent to ${email}, unless it is already confirmed.`}
           </Text>
         )}
+        {projectId && <Menu.Item onClick={() => navigate(`/p/${projectId}/account`)}>Account: sessions and password</Menu.Item>}
         <Menu.Divider />
         <Menu.Item onClick={logOut}>Log out</Menu.Item>
       </Menu.Dropdown>

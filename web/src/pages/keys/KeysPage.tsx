@@ -9,6 +9,7 @@ import { CopyButton } from '../../ui/CopyButton.tsx';
 import { ErrorMessage } from '../../ui/ErrorMessage.tsx';
 import { PageHeader } from '../../ui/PageHeader.tsx';
 import { maskKey } from '../overview/curl.ts';
+import { NamedKeysSection } from './NamedKeysSection.tsx';
 
 function KeyRow({ title, description, value }: { title: string; description: string; value: string }) {
   const [revealed, setRevealed] = useState(false);
@@ -76,6 +77,7 @@ export function Component() {
           Your role ({project.role}) does not show this project's keys. An owner or admin can see and rotate them.
         </Alert>
       )}
+      {mayManage && <NamedKeysSection />}
       <Modal opened={confirming} onClose={confirm.close} title="Rotate both keys?" centered>
         <Stack>
           <Text size="sm">

@@ -17,6 +17,8 @@ const ACTIONS: Record<string, string> = {
   'member.role_changed': 'Role changed',
   'project.renamed': 'Project renamed',
   'project.keys_rotated': 'API keys rotated',
+  'project.api_key_created': 'API key created',
+  'project.api_key_revoked': 'API key revoked',
   'project.tracking_changed': 'Tracking changed',
   'project.disabled': 'Project disabled',
   'project.enabled': 'Project enabled',
