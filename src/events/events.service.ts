@@ -3,7 +3,7 @@ import type { Queryable } from '../db/index.ts';
 import { RESERVED_DATA_KEYS, splitContactData } from '../contacts/data-rules.ts';
 import type { Deps } from '../deps.ts';
 import { badRequest, notFound } from '../errors.ts';
-import { DEFAULT_PAGE_SIZE, decodeCursor, encodeCursor, isCursorTimestamp, MAX_PAGE_SIZE, type Page } from '../pagination.ts';
+import { DEFAULT_PAGE_SIZE, decodeCursor, isCursorTimestamp, MAX_PAGE_SIZE, type Page, pageOf } from '../pagination.ts';
 import * as queries from './events.queries.ts';
 import { type EventRow, insertEvents } from './events.queries.ts';
 import type { EventUsage } from './events.registry.ts';
@@ -75,15 +75,12 @@ export async function listEvents(deps: Pick<Deps, 'db' | 'config'>, projectId: s
   const before = input.cursor ? decodeCursor(secret, input.cursor, { sort: 'events', dir: 'desc', checkValue: isCursorTimestamp }) : undefined;
   const filters = { name: input.name, contactId: input.contactId };
   const rows = await queries.listEvents(deps.db, projectId, { ...filters, before, limit: limit + 1 });
-  const hasMore = rows.length > limit;
-  const page = rows.slice(0, limit);
-  const last = page.at(-1);
-  return {
-    data: page.map(toEventItem),
-    cursor: hasMore && last ? encodeCursor(secret, { sort: 'events', dir: 'desc', value: last.sort_key, id: last.id }) : null,
-    hasMore,
-    total: input.cursor ? 0 : await queries.countEvents(deps.db, projectId, filters),
-  };
+  return pageOf(secret, rows, {
+    limit,
+    at: { sort: 'events', dir: 'desc' },
+    map: toEventItem,
+    total: input.cursor ? undefined : () => queries.countEvents(deps.db, projectId, filters),
+  });
 }
 
 export async function listContactEvents(deps: Pick<Deps, 'db' | 'config'>, projectId: string, contactId: string, input: ListEventsInput) {
