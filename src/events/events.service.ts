@@ -1,16 +1,13 @@
 import { randomUUID } from 'node:crypto';
 import type { Queryable } from '../db/index.ts';
 import { RESERVED_DATA_KEYS, splitContactData } from '../contacts/data-rules.ts';
-import type { Deps } from '../deps.ts';
+import type { Deps, EventUsage } from '../deps.ts';
 import { badRequest, notFound } from '../errors.ts';
 import { DEFAULT_PAGE_SIZE, decodeCursor, isCursorTimestamp, MAX_PAGE_SIZE, type Page, pageOf } from '../pagination.ts';
 import * as queries from './events.queries.ts';
 import { type EventRow, insertEvents } from './events.queries.ts';
-import type { EventUsage } from './events.registry.ts';
 import type { TrackWriter } from './track-writer.ts';
 import type { EventItem } from './events.schemas.ts';
-
-export const EVENTS_DISPATCH_JOB = 'events.dispatch';
 
 export type EventInput = { contactId: string; name: string; data?: Record<string, unknown>; emailId?: string | null };
 
@@ -34,10 +31,7 @@ export async function recordEvents(tx: Queryable, projectId: string, events: Eve
   return eventIds;
 }
 
-/** api.md Events: the service event a change of `subscribed` emits. */
-export function subscriptionEventName(subscribed: boolean): 'contact.subscribed' | 'contact.unsubscribed' {
-  return subscribed ? 'contact.subscribed' : 'contact.unsubscribed';
-}
+export { subscriptionEventName } from './events.schemas.ts';
 
 export type TrackInput = { email: string; event: string; subscribed?: boolean; data?: Record<string, unknown> };
 
