@@ -1,4 +1,4 @@
-import { recordAudit } from '../audit/audit.service.ts';
+import { insertAuditEntry as recordAudit } from '../audit/audit.queries.ts';
 import type { Deps } from '../deps.ts';
 import { forbidden, notFound } from '../errors.ts';
 import { recordEvents } from '../events/events.service.ts';

@@ -1,9 +1,7 @@
 import type { Deps } from '../deps.ts';
 import { DEFAULT_PAGE_SIZE, decodeCursor, isCursorTimestamp, MAX_PAGE_SIZE, pageOf } from '../pagination.ts';
-import { MANAGERS, requireRole } from '../projects/projects.service.ts';
-import { listAuditEntries } from './audit.queries.ts';
-
-export { type AuditAction, type AuditEntry, insertAuditEntry as recordAudit } from './audit.queries.ts';
+import { listAuditEntries } from '../audit/audit.queries.ts';
+import { MANAGERS, requireRole } from './projects.service.ts';
 
 const CURSOR = { sort: 'audit', dir: 'desc' as const };
 
