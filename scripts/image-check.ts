@@ -11,7 +11,7 @@ import { join } from 'node:path';
 import { createProject, uniqueEmail } from '../test/kit/accounts.ts';
 import { startDnsServer } from '../test/kit/dns.ts';
 import { verifiedDomain } from '../test/kit/domains.ts';
-import { waitForStatus } from '../test/send/emails.ts';
+import { waitForStatus } from '../test/kit/emails.ts';
 
 const root = process.env.IMAGE_ROOT!;
 const user = process.env.IMAGE_USER!;

@@ -1,23 +1,20 @@
-import type { FastifyPluginAsync } from 'fastify';
 import { accountsRoutes } from './accounts/accounts.routes.ts';
 import { accountConstraintErrors } from './accounts/accounts.service.ts';
 import { accountsJobs } from './accounts/accounts.jobs.ts';
 import { emailFlowsRoutes } from './accounts/email-flows.routes.ts';
 import { activityRoutes } from './activity/activity.routes.ts';
-import { scheduledCampaigns, type UpcomingSource, waitingExecutions } from './activity/upcoming.ts';
+import { scheduledCampaigns, waitingExecutions } from './activity/upcoming.ts';
 import { analyticsJobs, startRollups } from './analytics/analytics.jobs.ts';
 import { analyticsRoutes } from './analytics/analytics.routes.ts';
-import type { RollupSubscriber } from './analytics/rollup.service.ts';
-import { auditRoutes } from './audit/audit.routes.ts';
+import { auditRoutes } from './projects/audit.routes.ts';
 import { billingRoutes } from './billing/billing.routes.ts';
 import { projectAdminRoutes } from './projects/admin.routes.ts';
 import { reputationCheck } from './reputation/reputation.jobs.ts';
-import { reputationRoutes } from './reputation/reputation.routes.ts';
+import { reputationRoutes } from './projects/security.routes.ts';
 import { campaignsJobs, startCampaignJobs } from './campaigns/campaigns.jobs.ts';
 import { campaignsRoutes } from './campaigns/campaigns.routes.ts';
 import { campaignsUsage } from './campaigns/campaigns.usage.ts';
-import type { ConstraintErrors } from './db/errors.ts';
-import type { Deps } from './deps.ts';
+import type { Capability, Registry } from './deps.ts';
 import { dashboardRoutes } from './dashboard/dashboard.routes.ts';
 import { domainJobs, startDomainChecks } from './domains/domains.jobs.ts';
 import { domainConstraintErrors } from './domains/domains.service.ts';
@@ -25,8 +22,6 @@ import { deliveryJobs, startDelivery, takeOverDelivery } from './delivery/delive
 import { emailsRoutes } from './emails/emails.routes.ts';
 import { sendRoutes } from './send/send.routes.ts';
 import { domainsRoutes } from './domains/domains.routes.ts';
-import type { EventsSubscriber, EventUsageFinder } from './events/events.registry.ts';
-import type { JobDefinition } from './jobs/queue.ts';
 import { contactsJobs } from './contacts/contacts.jobs.ts';
 import { contactsRoutes } from './contacts/contacts.routes.ts';
 import { contactConstraintErrors } from './contacts/contacts.service.ts';
@@ -34,7 +29,6 @@ import { contactBulkJobs } from './contacts/contact-bulk.jobs.ts';
 import { contactBulkRoutes } from './contacts/contact-bulk.routes.ts';
 import { contactFieldsJobs } from './contacts/contact-fields.jobs.ts';
 import { contactFieldsRoutes } from './contacts/contact-fields.routes.ts';
-import type { FieldUsageFinder } from './contacts/contact-fields.service.ts';
 import { contactImportJobs } from './contacts/contact-import.jobs.ts';
 import { contactImportRoutes } from './contacts/contact-import.routes.ts';
 import { eventsJobs, startEventDispatch } from './events/events.jobs.ts';
@@ -46,7 +40,6 @@ import { apiKeysRoutes } from './projects/api-keys.routes.ts';
 import { verifyRoutes } from './verify/verify.routes.ts';
 import { linksRoutes } from './links/links.routes.ts';
 import { templatesRoutes } from './templates/templates.routes.ts';
-import type { TemplateUsageFinder } from './templates/templates.service.ts';
 import { segmentsJobs, startSegmentRefresh } from './segments/segments.jobs.ts';
 import { segmentsRoutes } from './segments/segments.routes.ts';
 import { segmentsUsage } from './segments/segments.usage.ts';
@@ -59,41 +52,7 @@ import { workflowsUsage } from './workflows/usage.ts';
 import { startWorkflows, takeOverWorkflows, workflowsJobs, workflowTriggers } from './workflows/workflows.jobs.ts';
 import { workflowsRoutes } from './workflows/workflows.routes.ts';
 
-/**
- * Every capability, in one list: its HTTP routes (a Fastify plugin), its
- * background jobs, what it starts once the job queue runs (schedules, a first run for work a stopped
- * process left: every process calls it, before it listens, and a failure stops the start-up), and
- * how it takes over the claims of dead workers (src/jobs/instances.ts). The other fields are what
- * it tells the other capabilities, collected once into `deps.registry` (composeRegistry below), so
- * none imports another's and no module keeps a list that importing it fills. server.ts wires them.
- */
-export type Capability = {
-  name: string;
-  routes?: FastifyPluginAsync<Deps>;
-  jobs?: (deps: Deps) => JobDefinition<any>[];
-  start?: (deps: Deps) => Promise<void>;
-  takeOver?: (deps: Deps, deadInstances: number[]) => Promise<void>;
-  /** Hears recorded events in the worker (events.dispatch), at least once; made once per server. */
-  events?: (deps: Deps) => EventsSubscriber;
-  /** Where it references others' things, for their usage endpoints (fields, event names, templates). */
-  usage?: { fields?: FieldUsageFinder; events?: EventUsageFinder; templates?: TemplateUsageFinder };
-  /** Its future work, for GET /activity/upcoming. */
-  upcoming?: UpcomingSource;
-  /** Hears which projects' counts grew in a rollup run (src/analytics/rollup.service.ts); made once per server. */
-  rollups?: (deps: Deps) => RollupSubscriber;
-  /** Its unique constraints that surface as a 409 of their own (src/db/errors.ts). */
-  constraintErrors?: ConstraintErrors;
-};
-
-/** What the capabilities tell each other, in CAPABILITIES order: see Capability. */
-export type Registry = {
-  events: ReadonlyArray<(deps: Deps) => EventsSubscriber>;
-  usage: { fields: readonly FieldUsageFinder[]; events: readonly EventUsageFinder[]; templates: readonly TemplateUsageFinder[] };
-  upcoming: readonly UpcomingSource[];
-  rollups: ReadonlyArray<(deps: Deps) => RollupSubscriber>;
-  constraintErrors: ConstraintErrors;
-};
-
+/** What the capabilities tell each other (a Capability's fields, src/deps.ts), collected once into `deps.registry`. */
 export function composeRegistry(capabilities: readonly Capability[]): Registry {
   const all = <T>(pick: (capability: Capability) => T | undefined): T[] => capabilities.flatMap((capability) => pick(capability) ?? []);
   return Object.freeze({
@@ -105,6 +64,7 @@ export function composeRegistry(capabilities: readonly Capability[]): Registry {
   });
 }
 
+/** Every capability, in one list (the fields are described on Capability, src/deps.ts); server.ts wires them. */
 export const CAPABILITIES: Capability[] = [
   { name: 'accounts', routes: accountsRoutes, constraintErrors: accountConstraintErrors },
   { name: 'projects', routes: projectsRoutes },

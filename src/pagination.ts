@@ -77,3 +77,36 @@ export function decodeCursor(secret: string, cursor: string, expected: CursorExp
 }
 
 export type Page<T> = { data: T[]; cursor: string | null; hasMore: boolean; total: number };
+
+/**
+ * A cursor page from the rows a listing fetched past its cursor, `limit + 1` of them (the extra row
+ * only says that more follow): the first `limit` rows mapped, the cursor at the last of them when
+ * more follow, and `total` counted only for the first page (`total` undefined on later pages, which
+ * answer 0: counting again on every page would cost a count per request).
+ */
+export async function pageOf<Row extends { sort_key: string }, Item>(
+  secret: string,
+  rows: Row[],
+  page: {
+    limit: number;
+    /** The listing's cursor name and direction, as decodeCursor expects them back. */
+    at: { sort: string; dir: 'asc' | 'desc' };
+    map: (row: Row) => Item;
+    /** The first page's total (given that page's rows); undefined on later pages. */
+    total: ((rows: Row[]) => Promise<number>) | undefined;
+    /** The row's tie-breaker in the cursor; default its `id`. */
+    idOf?: (row: Row) => string;
+  },
+): Promise<Page<Item>> {
+  const hasMore = rows.length > page.limit;
+  const kept = rows.slice(0, page.limit);
+  const last = kept.at(-1);
+  const idOf = page.idOf ?? ((row: Row) => (row as Row & { id: string }).id);
+  const total = page.total ? await page.total(kept) : 0;
+  return {
+    data: kept.map(page.map),
+    cursor: hasMore && last ? encodeCursor(secret, { sort: page.at.sort, dir: page.at.dir, value: last.sort_key, id: idOf(last) }) : null,
+    hasMore,
+    total,
+  };
+}

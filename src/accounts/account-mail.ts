@@ -1,8 +1,8 @@
 import type { Config } from '../config.ts';
 import { composeMessage, dkimSign } from '../delivery/mime.ts';
-import type { SystemSender } from '../domains/system-sender.ts';
 import { type Outcome, transportFor } from '../delivery/transport.ts';
 import type { TokenPurpose } from './account-tokens.ts';
+import type { SystemSender } from '../deps.ts';
 
 const escape = (text: string) => text.replace(/[&<>"]/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;' })[c]!);
 

@@ -2,7 +2,7 @@ import * as analytics from '../analytics/analytics.queries.ts';
 import { ratesOf, toMetrics } from '../analytics/metrics.ts';
 import { resolveWindow } from '../analytics/window.ts';
 import type { Deps } from '../deps.ts';
-import { DEFAULT_PAGE_SIZE, decodeCursor, encodeCursor, isCursorTimestamp, MAX_PAGE_SIZE } from '../pagination.ts';
+import { DEFAULT_PAGE_SIZE, decodeCursor, isCursorTimestamp, MAX_PAGE_SIZE, pageOf } from '../pagination.ts';
 import { isReservedEventName } from '../events/events.schemas.ts';
 import { badRequest } from '../errors.ts';
 import * as queries from './activity.queries.ts';
@@ -34,27 +34,23 @@ export async function listActivity(deps: ActivityDeps, projectId: string, input:
   const type = parseType(input.type);
   const before = input.cursor ? decodeCursor(secret, input.cursor, { ...CURSOR, checkValue: isCursorTimestamp }) : undefined;
   const rows = await queries.listActivity(deps.db, projectId, { type, contactId: input.contactId, before, limit: limit + 1 });
-  const hasMore = rows.length > limit;
-  const page = rows.slice(0, limit);
-  const last = page.at(-1);
-  let total = 0;
-  if (!input.cursor) {
-    total = input.contactId
-      ? await queries.countContactActivity(deps.db, projectId, input.contactId, type)
-      : Math.max(await queries.countActivityFromRollup(deps.db, projectId, type), page.length);
-  }
-  return {
-    data: page.map((row) => ({
+  return pageOf(secret, rows, {
+    limit,
+    at: CURSOR,
+    map: (row) => ({
       id: row.id,
       type: row.name,
       timestamp: new Date(row.created_at).toISOString(),
       contact: { id: row.contact_id, email: row.email },
       data: row.data,
-    })),
-    cursor: hasMore && last ? encodeCursor(secret, { ...CURSOR, value: last.sort_key, id: last.id }) : null,
-    hasMore,
-    total,
-  };
+    }),
+    total: input.cursor
+      ? undefined
+      : async (page) =>
+          input.contactId
+            ? await queries.countContactActivity(deps.db, projectId, input.contactId, type)
+            : Math.max(await queries.countActivityFromRollup(deps.db, projectId, type), page.length),
+  });
 }
 
 /** GET /activity/stats: email totals and rates, subscription changes and tracked events over a window. */

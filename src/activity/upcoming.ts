@@ -1,22 +1,7 @@
 import { findScheduledCampaigns } from '../campaigns/campaigns.queries.ts';
 import type { Queryable } from '../db/index.ts';
+import type { UpcomingItem, UpcomingSource } from '../deps.ts';
 import { findWaitingExecutions } from '../workflows/executions.queries.ts';
-
-/**
- * Something due in the future (GET /activity/upcoming): a scheduled campaign, a workflow execution
- * waiting on a step. `id` and `name` are the campaign's or the workflow's; `data` holds the rest.
- */
-export type UpcomingItem = {
-  type: string;
-  at: string;
-  id: string;
-  name: string;
-  contact: { id: string; email: string } | null;
-  data: Record<string, unknown>;
-};
-
-/** Items due no later than `until`, soonest first, at most `limit`. */
-export type UpcomingSource = (db: Queryable, projectId: string, until: Date, limit: number) => Promise<UpcomingItem[]>;
 
 /** What every source (a Capability's `upcoming`, src/modules.ts) has due, soonest first, at most `limit`. */
 export async function findUpcoming(sources: readonly UpcomingSource[], db: Queryable, projectId: string, until: Date, limit: number): Promise<UpcomingItem[]> {

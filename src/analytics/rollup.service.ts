@@ -1,4 +1,5 @@
 import type { Db } from '../db/index.ts';
+import type { RollupSubscriber } from '../deps.ts';
 import { applyChunk, lockWatermark, nextEventAt, setWatermark } from './rollup.queries.ts';
 
 /**
@@ -8,12 +9,6 @@ import { applyChunk, lockWatermark, nextEventAt, setWatermark } from './rollup.q
 const FIRST_CHUNK_MS = 60 * 60 * 1000;
 const MAX_CHUNK_MS = 31 * 24 * 60 * 60 * 1000;
 const TARGET_EVENTS = 50_000;
-
-/**
- * Told which projects' sends, bounces or complaints grew in a run: a Capability's `rollups`
- * (src/modules.ts; the reputation check).
- */
-export type RollupSubscriber = (projectIds: string[]) => Promise<void>;
 
 /**
  * One step of the rollup: counts the events of at most `chunkMs` past the watermark (past the next

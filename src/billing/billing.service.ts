@@ -1,4 +1,4 @@
-import { recordAudit } from '../audit/audit.service.ts';
+import { insertAuditEntry as recordAudit } from '../audit/audit.queries.ts';
 import type { Deps } from '../deps.ts';
 import { AppError } from '../errors.ts';
 import { MANAGERS, requireRole } from '../projects/projects.service.ts';

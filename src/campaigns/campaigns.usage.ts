@@ -1,7 +1,5 @@
-import type { FieldUsageFinder } from '../contacts/contact-fields.service.ts';
-import type { EventUsageFinder } from '../events/events.registry.ts';
-import type { TemplateUsageFinder } from '../templates/templates.service.ts';
 import { campaignsFilteringOn, campaignsUsingTemplate } from './campaigns.queries.ts';
+import type { EventUsageFinder, FieldUsageFinder, TemplateUsageFinder } from '../deps.ts';
 
 const idAndName = (rows: Array<{ id: string; name: string }>) => rows.map(({ id, name }) => ({ id, name }));
 

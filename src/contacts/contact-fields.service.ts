@@ -1,5 +1,5 @@
 import type { Queryable } from '../db/index.ts';
-import type { Deps } from '../deps.ts';
+import type { Deps, FieldUsage } from '../deps.ts';
 import { badRequest, notFound } from '../errors.ts';
 import {
   countContacts,
@@ -113,13 +113,6 @@ export async function deleteField(deps: FieldsDeps, projectId: string, field: st
 }
 
 // --- Usage: where a field is referenced -------------------------------------------------------
-
-export type FieldUsage = Record<'segments' | 'campaigns' | 'workflows', Array<{ id: string; name: string }>>;
-/**
- * A capability's references to `field` (a custom key, or a standard field name): a Capability's
- * `usage.fields` (src/modules.ts), for segments, campaigns and workflows.
- */
-export type FieldUsageFinder = (db: Queryable, projectId: string, field: { key: string; standard: boolean }) => Promise<Partial<FieldUsage>>;
 
 /** GET /contacts/fields/{field}/usage: every capability's references, by kind. */
 export async function fieldUsage(deps: Pick<Deps, 'db' | 'registry'>, projectId: string, field: string) {

@@ -2,7 +2,7 @@ import { splitContactData } from './data-rules.ts';
 import type { Deps } from '../deps.ts';
 import type { Queryable } from '../db/index.ts';
 import type { ConstraintErrors } from '../db/errors.ts';
-import { DEFAULT_PAGE_SIZE, decodeCursor, encodeCursor, isCursorTimestamp, MAX_PAGE_SIZE, type Page } from '../pagination.ts';
+import { DEFAULT_PAGE_SIZE, decodeCursor, isCursorTimestamp, MAX_PAGE_SIZE, type Page, pageOf } from '../pagination.ts';
 import { recordEvents, subscriptionEventName } from '../events/events.service.ts';
 import { AppError, flatBadRequest, notFound } from '../errors.ts';
 import * as queries from './contacts.queries.ts';
@@ -104,13 +104,10 @@ export async function listContacts(deps: Deps, projectId: string, input: ListCon
     : undefined;
   const filters = { search: input.search || undefined, subscribed: input.subscribed };
   const rows = await queries.listContacts(deps.db, projectId, { ...filters, sort, dir, after, limit: limit + 1 });
-  const hasMore = rows.length > limit;
-  const page = rows.slice(0, limit);
-  const last = page.at(-1);
-  return {
-    data: page.map(toContact),
-    cursor: hasMore && last ? encodeCursor(secret, { sort, dir, value: last.sort_key, id: last.id }) : null,
-    hasMore,
-    total: input.cursor ? 0 : await totals.total(deps.db, projectId, filters),
-  };
+  return pageOf(secret, rows, {
+    limit,
+    at: { sort, dir },
+    map: toContact,
+    total: input.cursor ? undefined : () => totals.total(deps.db, projectId, filters),
+  });
 }

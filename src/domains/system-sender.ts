@@ -1,20 +1,10 @@
 import type { Logger } from 'pino';
 import type { Config } from '../config.ts';
 import type { Queryable } from '../db/index.ts';
-import type { DnsRecord } from './domains.schemas.ts';
+import type { SystemSender } from '../deps.ts';
 import { findSystemKey, keepSystemKey } from './domains.queries.ts';
 import { newDkimKey } from './domains.service.ts';
 import { domainRecords } from './records.ts';
-
-/** The sender of the server's own mail (address verification, password reset: contract §6). */
-export type SystemSender = {
-  address: string;
-  name: string;
-  /** Its domain's DKIM key; undefined when SYSTEM_FROM is unset (the mail then goes out unsigned). */
-  key: { domainName: string; selector: string; privateKey: string } | undefined;
-  /** The DNS records to publish for its domain (DKIM first), as a Domain's are. Empty when unsigned. */
-  records: Array<Omit<DnsRecord, 'state' | 'found' | 'priority'> & { type: 'TXT' }>;
-};
 
 /** Without SYSTEM_FROM: no-reply at PUBLIC_URL's host, unsigned. */
 export const unsignedSystemSender = (config: Config): SystemSender => ({

@@ -2,7 +2,7 @@ import { getContact } from '../contacts/contacts.service.ts';
 import { fillDeferredContent } from '../delivery/deferred-content.ts';
 import type { Deps } from '../deps.ts';
 import { notFound } from '../errors.ts';
-import { DEFAULT_PAGE_SIZE, decodeCursor, encodeCursor, isCursorTimestamp, MAX_PAGE_SIZE, type Page } from '../pagination.ts';
+import { DEFAULT_PAGE_SIZE, decodeCursor, isCursorTimestamp, MAX_PAGE_SIZE, type Page, pageOf } from '../pagination.ts';
 import { countContactEmails, findEmail, listContactEmails } from './emails.queries.ts';
 import { type Email, type EmailContent, toEmail, toEmailContent } from './emails.schemas.ts';
 
@@ -34,13 +34,10 @@ export async function listEmailsOfContact(deps: Deps, projectId: string, contact
   const sort = 'contact-emails';
   const before = input.cursor ? decodeCursor(secret, input.cursor, { sort, dir: 'desc', checkValue: isCursorTimestamp }) : undefined;
   const rows = await listContactEmails(deps.db, projectId, contactId, { before, limit: limit + 1 });
-  const hasMore = rows.length > limit;
-  const page = rows.slice(0, limit);
-  const last = page.at(-1);
-  return {
-    data: page.map(toEmail),
-    cursor: hasMore && last ? encodeCursor(secret, { sort, dir: 'desc', value: last.sort_key, id: last.id }) : null,
-    hasMore,
-    total: input.cursor ? 0 : await countContactEmails(deps.db, projectId, contactId),
-  };
+  return pageOf(secret, rows, {
+    limit,
+    at: { sort, dir: 'desc' },
+    map: toEmail,
+    total: input.cursor ? undefined : () => countContactEmails(deps.db, projectId, contactId),
+  });
 }

@@ -1,9 +1,9 @@
-import type { Deps } from '../deps.ts';
+import type { Deps, EventsSubscriber } from '../deps.ts';
 import type { JobDefinition, JobQueue } from '../jobs/queue.ts';
 import { trailingWaker } from '../jobs/waker.ts';
 import { claimDispatch, deleteDispatched, type DispatchRow } from './events.queries.ts';
-import type { EventsSubscriber } from './events.registry.ts';
-import { EVENTS_DISPATCH_JOB } from './events.service.ts';
+
+export const EVENTS_DISPATCH_JOB = 'events.dispatch';
 
 /** Rows claimed per query; a row holds the events of one write. */
 const CLAIM = 50;

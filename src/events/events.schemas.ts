@@ -8,6 +8,11 @@ import { contactDataField, emailField } from '../contacts/contacts.schemas.ts';
 const RESERVED_EVENT = [/^email\./i, /^contact\.(un)?subscribed$/i, /^segment\..+\.(entry|exit)$/i];
 export const isReservedEventName = (name: string) => RESERVED_EVENT.some((pattern) => pattern.test(name));
 
+/** api.md Events: the service event a change of `subscribed` emits. */
+export function subscriptionEventName(subscribed: boolean): 'contact.subscribed' | 'contact.unsubscribed' {
+  return subscribed ? 'contact.subscribed' : 'contact.unsubscribed';
+}
+
 export const eventNameField = z.string().trim().min(1).max(200);
 
 /** POST /v1/track and POST /events/track (api.md). */

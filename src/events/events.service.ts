@@ -1,16 +1,13 @@
 import { randomUUID } from 'node:crypto';
 import type { Queryable } from '../db/index.ts';
 import { RESERVED_DATA_KEYS, splitContactData } from '../contacts/data-rules.ts';
-import type { Deps } from '../deps.ts';
+import type { Deps, EventUsage } from '../deps.ts';
 import { badRequest, notFound } from '../errors.ts';
-import { DEFAULT_PAGE_SIZE, decodeCursor, encodeCursor, isCursorTimestamp, MAX_PAGE_SIZE, type Page } from '../pagination.ts';
+import { DEFAULT_PAGE_SIZE, decodeCursor, isCursorTimestamp, MAX_PAGE_SIZE, type Page, pageOf } from '../pagination.ts';
 import * as queries from './events.queries.ts';
 import { type EventRow, insertEvents } from './events.queries.ts';
-import type { EventUsage } from './events.registry.ts';
 import type { TrackWriter } from './track-writer.ts';
 import type { EventItem } from './events.schemas.ts';
-
-export const EVENTS_DISPATCH_JOB = 'events.dispatch';
 
 export type EventInput = { contactId: string; name: string; data?: Record<string, unknown>; emailId?: string | null };
 
@@ -34,10 +31,7 @@ export async function recordEvents(tx: Queryable, projectId: string, events: Eve
   return eventIds;
 }
 
-/** api.md Events: the service event a change of `subscribed` emits. */
-export function subscriptionEventName(subscribed: boolean): 'contact.subscribed' | 'contact.unsubscribed' {
-  return subscribed ? 'contact.subscribed' : 'contact.unsubscribed';
-}
+export { subscriptionEventName } from './events.schemas.ts';
 
 export type TrackInput = { email: string; event: string; subscribed?: boolean; data?: Record<string, unknown> };
 
@@ -75,15 +69,12 @@ export async function listEvents(deps: Pick<Deps, 'db' | 'config'>, projectId: s
   const before = input.cursor ? decodeCursor(secret, input.cursor, { sort: 'events', dir: 'desc', checkValue: isCursorTimestamp }) : undefined;
   const filters = { name: input.name, contactId: input.contactId };
   const rows = await queries.listEvents(deps.db, projectId, { ...filters, before, limit: limit + 1 });
-  const hasMore = rows.length > limit;
-  const page = rows.slice(0, limit);
-  const last = page.at(-1);
-  return {
-    data: page.map(toEventItem),
-    cursor: hasMore && last ? encodeCursor(secret, { sort: 'events', dir: 'desc', value: last.sort_key, id: last.id }) : null,
-    hasMore,
-    total: input.cursor ? 0 : await queries.countEvents(deps.db, projectId, filters),
-  };
+  return pageOf(secret, rows, {
+    limit,
+    at: { sort: 'events', dir: 'desc' },
+    map: toEventItem,
+    total: input.cursor ? undefined : () => queries.countEvents(deps.db, projectId, filters),
+  });
 }
 
 export async function listContactEvents(deps: Pick<Deps, 'db' | 'config'>, projectId: string, contactId: string, input: ListEventsInput) {

@@ -4,7 +4,7 @@ import type { Db, Queryable } from '../db/index.ts';
 import type { Deps } from '../deps.ts';
 import { dispatchWaker } from './events.jobs.ts';
 import { insertDispatch, insertEvents, type NewEventRow, type TrackedRow, type TrackItem, trackBatch } from './events.queries.ts';
-import { subscriptionEventName } from './events.service.ts';
+import { subscriptionEventName } from './events.schemas.ts';
 
 /** Requests written by one /v1/track statement at most. */
 const MAX_BATCH = 100;

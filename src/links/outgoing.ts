@@ -3,14 +3,12 @@ import type { Queryable } from '../db/index.ts';
 import { instrumentHtml } from './instrument.ts';
 import { type MessageUrls, saveMessageUrls } from './links.queries.ts';
 import { type LinkUrls, lazyLinkUrls, listUnsubscribeHeaders } from './list-unsubscribe.ts';
-import { DEFAULT_TRACKING, type TrackingSettings, tracks } from './tracking.ts';
+import { type ContentType, DEFAULT_TRACKING, type TrackingSettings, tracks } from './tracking.ts';
 
 /**
  * What the delivery worker calls for each message (the seam of src/delivery/seams.ts): the link
  * variables for rendering, then tracking and List-Unsubscribe on the rendered content.
  */
-/** The template or campaign type (api.md); HEADLESS is never tracked. */
-export type ContentType = 'TRANSACTIONAL' | 'MARKETING' | 'HEADLESS';
 
 export type LinkContext = {
   config: Pick<Config, 'publicUrl' | 'sessionSecret'>;

@@ -1,4 +1,5 @@
-import type { ContentType } from './outgoing.ts';
+/** The template or campaign type (api.md); HEADLESS is never tracked. */
+export type ContentType = 'TRANSACTIONAL' | 'MARKETING' | 'HEADLESS';
 
 /**
  * A project's tracking setting (contract §6): opens and clicks are each tracked on `all` mail, on

@@ -1,5 +1,5 @@
 import { pauseRollup } from '../analytics/rollup.queries.ts';
-import { recordAudit } from '../audit/audit.service.ts';
+import { insertAuditEntry as recordAudit } from '../audit/audit.queries.ts';
 import type { Deps } from '../deps.ts';
 import { badRequest, notFound } from '../errors.ts';
 import { deleteProjectRows, findProjectNameForUpdate, resettableTables, setupState } from './admin.queries.ts';

@@ -1,5 +1,4 @@
-import type { RollupSubscriber } from '../analytics/rollup.service.ts';
-import type { Deps } from '../deps.ts';
+import type { Deps, RollupSubscriber } from '../deps.ts';
 import { checkReputation } from './reputation.service.ts';
 
 /**

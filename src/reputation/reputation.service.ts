@@ -1,9 +1,6 @@
-import { listSuspensions } from '../audit/audit.queries.ts';
-import { recordAudit } from '../audit/audit.service.ts';
+import { insertAuditEntry as recordAudit } from '../audit/audit.queries.ts';
 import type { Deps } from '../deps.ts';
-import { notFound } from '../errors.ts';
-import { requireRole } from '../projects/projects.service.ts';
-import { disableForReputation, findCriticalProjects, findReputationState, type ReputationCounts, reputationCounts } from './reputation.queries.ts';
+import { disableForReputation, findCriticalProjects, type ReputationCounts } from './reputation.queries.ts';
 
 /**
  * Industry thresholds (issue 7): hard bounces 5 % warning / 10 % critical, complaints 0.1 % / 0.3 %,
@@ -17,7 +14,6 @@ export const THRESHOLDS = {
 
 export type Level = 'insufficient_data' | 'ok' | 'warning' | 'critical';
 const RANK: Record<Level, number> = { insufficient_data: 0, ok: 1, warning: 2, critical: 3 };
-const DAY_MS = 24 * 3600 * 1000;
 
 const level = (rate: number, limits: { warning: number; critical: number }): Level =>
   rate >= limits.critical ? 'critical' : rate >= limits.warning ? 'warning' : 'ok';
@@ -38,28 +34,6 @@ export function assess(counts: ReputationCounts) {
     bounceLevel,
     complaintLevel,
     level: RANK[bounceLevel] >= RANK[complaintLevel] ? bounceLevel : complaintLevel,
-  };
-}
-
-/** GET /users/@me/projects/{id}/security and /projects/{id}/security: any member. */
-export async function projectSecurity(deps: Pick<Deps, 'db' | 'config'>, projectId: string, userId: string) {
-  await requireRole(deps, projectId, userId, ['OWNER', 'ADMIN', 'MEMBER'], 'read the security state');
-  const state = await findReputationState(deps.db, projectId);
-  if (!state) throw notFound('Project');
-  const last7Days = assess(await reputationCounts(deps.db, projectId, new Date(Date.now() - 7 * DAY_MS)));
-  const allTime = assess(await reputationCounts(deps.db, projectId, null));
-  const suspensions = await listSuspensions(deps.db, projectId, 20);
-  return {
-    projectId,
-    disabled: state.disabled,
-    disabledReason: state.disabledReason,
-    autoDisable: deps.config.autoDisable,
-    status: last7Days.level,
-    reviewedAt: state.reviewedAt ? new Date(state.reviewedAt).toISOString() : null,
-    thresholds: THRESHOLDS,
-    last7Days,
-    allTime,
-    suspensions: suspensions.map((row) => ({ reason: row.reason, at: new Date(row.created_at).toISOString() })),
   };
 }
 

@@ -1,6 +1,5 @@
-import type { FieldUsageFinder } from '../contacts/contact-fields.service.ts';
-import type { EventUsageFinder } from '../events/events.registry.ts';
 import { findSegmentsReferencing } from './segments.queries.ts';
+import type { EventUsageFinder, FieldUsageFinder } from '../deps.ts';
 
 /** The condition fields that name an event: `event.<name>`, and `email.<activity>` for email.* events. */
 export function eventFields(eventName: string): string[] {

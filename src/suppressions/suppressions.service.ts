@@ -1,9 +1,9 @@
-import { recordAudit } from '../audit/audit.service.ts';
+import { insertAuditEntry as recordAudit } from '../audit/audit.queries.ts';
 import type { Deps } from '../deps.ts';
 import { forbidden, notFound } from '../errors.ts';
 import { recordEvents } from '../events/events.service.ts';
 import type { ProjectContext } from '../http/auth.ts';
-import { DEFAULT_PAGE_SIZE, decodeCursor, encodeCursor, isCursorTimestamp, MAX_PAGE_SIZE, type Page } from '../pagination.ts';
+import { DEFAULT_PAGE_SIZE, decodeCursor, isCursorTimestamp, MAX_PAGE_SIZE, type Page, pageOf } from '../pagination.ts';
 import { MANAGERS } from '../projects/projects.service.ts';
 import type { Suppression, SuppressionReason } from './suppressions.schemas.ts';
 import { countSuppressions, deleteSuppression, insertSuppression, listSuppressions, type StoredReason, type SuppressionRow, unsubscribeForSuppression } from './suppressions.queries.ts';
@@ -33,15 +33,13 @@ export async function listSuppressionPage(deps: SuppressionDeps, projectId: stri
   const before = input.cursor ? decodeCursor(secret, input.cursor, { ...CURSOR, checkValue: isCursorTimestamp, checkId: isAddress }) : undefined;
   const search = input.search?.trim() || undefined;
   const rows = await listSuppressions(deps.db, projectId, { search, before, limit: limit + 1 });
-  const hasMore = rows.length > limit;
-  const page = rows.slice(0, limit);
-  const last = page.at(-1);
-  return {
-    data: page.map(toSuppression),
-    cursor: hasMore && last ? encodeCursor(secret, { ...CURSOR, value: last.sort_key, id: last.email }) : null,
-    hasMore,
-    total: input.cursor ? 0 : await countSuppressions(deps.db, projectId, search),
-  };
+  return pageOf(secret, rows, {
+    limit,
+    at: CURSOR,
+    map: toSuppression,
+    total: input.cursor ? undefined : () => countSuppressions(deps.db, projectId, search),
+    idOf: (row) => row.email,
+  });
 }
 
 /** The project of a request and, with a session, the member making it. */

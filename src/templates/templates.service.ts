@@ -134,13 +134,6 @@ export async function duplicateTemplate(deps: Deps, projectId: string, id: strin
   });
 }
 
-/**
- * A capability's references to a template (a Capability's `usage.templates`, src/modules.ts):
- * campaigns and workflows each return the rows of their own tables, keeping this module free of
- * imports from theirs.
- */
-export type TemplateUsageFinder = (db: Queryable, projectId: string, templateId: string) => Promise<Partial<TemplateUsage>>;
-
 /** GET /templates/{id}/usage. */
 export async function templateUsage(deps: Deps, projectId: string, id: string): Promise<TemplateUsage> {
   await getTemplateForSend(deps.db, projectId, id);

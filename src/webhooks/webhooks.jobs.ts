@@ -1,7 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { sendSystemMail } from '../accounts/account-mail.ts';
-import type { Deps } from '../deps.ts';
-import type { EventsSubscriber } from '../events/events.registry.ts';
+import type { Deps, EventsSubscriber } from '../deps.ts';
 import type { JobDefinition, JobQueue } from '../jobs/queue.ts';
 import { trailingWaker } from '../jobs/waker.ts';
 import { DISABLE_AFTER_DAYS, WebhookDelivery } from './delivery.ts';

@@ -1,5 +1,5 @@
 import type { Deps } from '../deps.ts';
-import { DEFAULT_PAGE_SIZE, decodeCursor, encodeCursor, isCursorTimestamp, MAX_PAGE_SIZE, type Page } from '../pagination.ts';
+import { DEFAULT_PAGE_SIZE, decodeCursor, isCursorTimestamp, MAX_PAGE_SIZE, type Page, pageOf } from '../pagination.ts';
 import type { ProjectContext } from '../http/auth.ts';
 import { badRequest, forbidden, notFound } from '../errors.ts';
 import * as log from './message-log.queries.ts';
@@ -94,15 +94,12 @@ export async function listMessages(
   const sort = `webhook-messages:${input.status ?? 'all'}`;
   const before = input.cursor ? decodeCursor(secret, input.cursor, { sort, dir: 'desc', checkValue: isCursorTimestamp }) : undefined;
   const rows = await log.listMessages(deps.db, projectId, endpointId, { status: input.status, before, limit: limit + 1 });
-  const hasMore = rows.length > limit;
-  const page = rows.slice(0, limit);
-  const last = page.at(-1);
-  return {
-    data: page.map(toMessage),
-    cursor: hasMore && last ? encodeCursor(secret, { sort, dir: 'desc', value: last.sort_key, id: last.id }) : null,
-    hasMore,
-    total: input.cursor ? 0 : await log.countMessages(deps.db, projectId, endpointId, input.status),
-  };
+  return pageOf(secret, rows, {
+    limit,
+    at: { sort, dir: 'desc' },
+    map: toMessage,
+    total: input.cursor ? undefined : () => log.countMessages(deps.db, projectId, endpointId, input.status),
+  });
 }
 
 export async function replayMessage(deps: ServiceDeps, projectId: string, endpointId: string, messageId: string): Promise<void> {

@@ -1,6 +1,6 @@
 import { findContact } from '../contacts/contacts.queries.ts';
 import type { Deps } from '../deps.ts';
-import { DEFAULT_PAGE_SIZE, decodeCursor, encodeCursor, isCursorTimestamp, MAX_PAGE_SIZE, type Page } from '../pagination.ts';
+import { DEFAULT_PAGE_SIZE, decodeCursor, isCursorTimestamp, MAX_PAGE_SIZE, type Page, pageOf } from '../pagination.ts';
 import { AppError, notFound } from '../errors.ts';
 import * as queries from './executions.queries.ts';
 import { type Execution, type ListExecutionsInput, type StartExecutionInput, toExecution, toExecutionStep } from './executions.schemas.ts';
@@ -44,15 +44,12 @@ export async function listExecutions(deps: Pick<Deps, 'db' | 'config'>, projectI
   const limit = Math.min(input.limit ?? DEFAULT_PAGE_SIZE, MAX_PAGE_SIZE);
   const before = input.cursor ? decodeCursor(secret, input.cursor, { sort: 'executions', dir: 'desc', checkValue: isCursorTimestamp }) : undefined;
   const rows = await queries.listExecutions(deps.db, projectId, workflowId, { status: input.status, before, limit: limit + 1 });
-  const hasMore = rows.length > limit;
-  const page = rows.slice(0, limit);
-  const last = page.at(-1);
-  return {
-    data: page.map(toExecution),
-    cursor: hasMore && last ? encodeCursor(secret, { sort: 'executions', dir: 'desc', value: last.sort_key, id: last.id }) : null,
-    hasMore,
-    total: input.cursor ? 0 : await queries.countExecutions(deps.db, projectId, workflowId, input.status),
-  };
+  return pageOf(secret, rows, {
+    limit,
+    at: { sort: 'executions', dir: 'desc' },
+    map: toExecution,
+    total: input.cursor ? undefined : () => queries.countExecutions(deps.db, projectId, workflowId, input.status),
+  });
 }
 
 /** GET …/executions/{executionId}: the execution with a record per step it reached. */

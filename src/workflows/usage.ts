@@ -1,7 +1,5 @@
-import type { FieldUsageFinder } from '../contacts/contact-fields.service.ts';
-import type { EventUsageFinder } from '../events/events.registry.ts';
-import type { TemplateUsageFinder } from '../templates/templates.service.ts';
 import { findEventUsage, findFieldUsage, findTemplateUsage } from './workflows.queries.ts';
+import type { EventUsageFinder, FieldUsageFinder, TemplateUsageFinder } from '../deps.ts';
 
 /**
  * Where workflows reference other resources, for the owners' usage endpoints (wired in

@@ -1,6 +1,5 @@
 import type { Queryable } from '../db/index.ts';
-import type { Deps } from '../deps.ts';
-import type { EventsSubscriber } from '../events/events.registry.ts';
+import type { Deps, EventsSubscriber } from '../deps.ts';
 import type { JobDefinition, JobQueue } from '../jobs/queue.ts';
 import { nextDueAt, releaseExecutionsOf, resumeFromStoredEvents } from './engine/engine.queries.ts';
 import { runDue, type Timers } from './engine/runner.ts';

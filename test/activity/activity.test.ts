@@ -4,8 +4,8 @@ import { after, before, describe, test } from 'node:test';
 import { createAccount, createProject, type TestProject, uniqueEmail } from '../kit/accounts.ts';
 import { client } from '../kit/http.ts';
 import { startTestServer, type TestServer } from '../kit/server.ts';
-import { waitForRollup } from '../analytics/rollup-kit.ts';
-import { buildWorkflow, enable, waitForExecution } from '../workflows/kit.ts';
+import { waitForRollup } from '../kit/rollups.ts';
+import { buildWorkflow, enable, waitForExecution } from '../kit/workflows.ts';
 
 describe('Activity (api.md Activity; contract §12)', () => {
   let server: TestServer;

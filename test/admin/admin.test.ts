@@ -5,7 +5,7 @@ import type { DnsServer } from '../kit/dns.ts';
 import { publishRecords, uniqueDomain, verifiedDomain } from '../kit/domains.ts';
 import { client } from '../kit/http.ts';
 import { startTestServerWithDns, type TestServer } from '../kit/server.ts';
-import { waitForStatus } from '../send/emails.ts';
+import { waitForStatus } from '../kit/emails.ts';
 
 describe('Project administration: setup-state, reset, audit log (issue 7)', () => {
   let server: TestServer;

@@ -7,8 +7,8 @@ import { verifiedDomain } from '../kit/domains.ts';
 import { client } from '../kit/http.ts';
 import { startTestServer, type TestServer } from '../kit/server.ts';
 import { type SmtpSink, startSmtpSink } from '../kit/smtp.ts';
-import { waitForStatus } from '../send/emails.ts';
-import { waitForRollup } from '../analytics/rollup-kit.ts';
+import { waitForStatus } from '../kit/emails.ts';
+import { waitForRollup } from '../kit/rollups.ts';
 
 describe('reputation levels (issue 7 thresholds, after 100 sends)', () => {
   const at = (attempted: number, bounced: number, complained: number) => assess({ attempted, bounced, complained });

@@ -9,8 +9,8 @@ import type { DnsServer } from '../kit/dns.ts';
 import { verifiedDomain } from '../kit/domains.ts';
 import { client } from '../kit/http.ts';
 import { startTestServerWithDns, type TestServer } from '../kit/server.ts';
-import { waitForStatus } from '../send/emails.ts';
-import { rebuildRollups, waitForRollup } from './rollup-kit.ts';
+import { waitForStatus } from '../kit/emails.ts';
+import { rebuildRollups, waitForRollup } from '../kit/rollups.ts';
 
 type SeedEvent = { name: string; at: string; data?: Record<string, unknown> };
 

@@ -5,7 +5,7 @@ import type { DnsServer } from '../kit/dns.ts';
 import { verifiedDomain } from '../kit/domains.ts';
 import { client } from '../kit/http.ts';
 import { startTestServerWithDns, type TestServer } from '../kit/server.ts';
-import { buildWorkflow, enable, waitForExecution } from '../workflows/kit.ts';
+import { buildWorkflow, enable, waitForExecution } from '../kit/workflows.ts';
 
 describe('Billing limits, consumption, invoices and payment-provider endpoints (issue 7)', () => {
   let server: TestServer;

@@ -6,7 +6,7 @@ import type { DnsServer } from '../kit/dns.ts';
 import { verifiedDomain } from '../kit/domains.ts';
 import { startTestServerWithDns, type TestServer } from '../kit/server.ts';
 import { type SmtpSink, startSmtpSink } from '../kit/smtp.ts';
-import { campaignBody, createCampaign, waitForCampaign } from './helpers.ts';
+import { campaignBody, createCampaign, waitForCampaign } from '../kit/campaigns.ts';
 
 const at = (label: string) => `${label}@check.example.test`;
 const proOnly = { logic: 'AND', groups: [{ filters: [{ field: 'data.plan', operator: 'equals', value: 'pro' }] }] };

@@ -6,7 +6,7 @@ import type { DnsServer } from '../kit/dns.ts';
 import { verifiedDomain } from '../kit/domains.ts';
 import { startTestServerWithDns, type TestServer } from '../kit/server.ts';
 import { type SmtpSink, startSmtpSink } from '../kit/smtp.ts';
-import { campaignBody, createCampaign, makeContacts, seedContacts, waitForCampaign } from './helpers.ts';
+import { campaignBody, createCampaign, makeContacts, seedContacts, waitForCampaign } from '../kit/campaigns.ts';
 
 describe('campaigns: create, read, replace, list, duplicate, delete (api.md Campaigns; contract §9)', () => {
   let server: TestServer;

@@ -5,7 +5,7 @@ import type { DnsServer } from '../kit/dns.ts';
 import { projectWithSender as newProjectWithSender } from '../kit/domains.ts';
 import { startTestServerWithDns, type TestServer } from '../kit/server.ts';
 import { type SmtpSink, startSmtpSink } from '../kit/smtp.ts';
-import { campaignBody, countByRecipient, createCampaign, makeContacts, seedContacts, until, waitForCampaign } from './helpers.ts';
+import { campaignBody, countByRecipient, createCampaign, makeContacts, seedContacts, until, waitForCampaign } from '../kit/campaigns.ts';
 
 // Slow enough that a campaign is still SENDING while the test acts on it.
 const RATE = 20;

@@ -8,7 +8,7 @@ import { type DnsServer, startDnsServer } from '../kit/dns.ts';
 import { verifiedDomain } from '../kit/domains.ts';
 import { client } from '../kit/http.ts';
 import { prepareEnvironment } from '../kit/server.ts';
-import { campaignBody, createCampaign, makeContacts, seedContacts, until, waitForCampaign } from './helpers.ts';
+import { campaignBody, createCampaign, makeContacts, seedContacts, until, waitForCampaign } from '../kit/campaigns.ts';
 
 // Per worker process: slow enough for two kills mid-campaign, fast enough for a short test.
 const RATE = 250;

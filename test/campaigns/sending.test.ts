@@ -5,7 +5,7 @@ import { projectWithSender as newProjectWithSender } from '../kit/domains.ts';
 import { client } from '../kit/http.ts';
 import { startTestServerWithDns, type TestServer } from '../kit/server.ts';
 import { type SinkMessage, type SmtpSink, startSmtpSink } from '../kit/smtp.ts';
-import { campaignBody, countByRecipient, createCampaign, makeContacts, seedContacts, until, waitForCampaign } from './helpers.ts';
+import { campaignBody, countByRecipient, createCampaign, makeContacts, seedContacts, until, waitForCampaign } from '../kit/campaigns.ts';
 
 const PUBLIC_URL = 'https://mail.example.test';
 const BOUNCING = 'bounce-me@recipients.example.test';

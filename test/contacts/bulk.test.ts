@@ -4,7 +4,7 @@ import { after, before, describe, test } from 'node:test';
 import { createProject, uniqueEmail } from '../kit/accounts.ts';
 import type { Client } from '../kit/http.ts';
 import { startTestServer, type TestServer } from '../kit/server.ts';
-import { waitForJob } from '../fixtures/contact-jobs.ts';
+import { waitForJob } from '../kit/contact-jobs.ts';
 
 describe('contact lookup and bulk operations', () => {
   let server: TestServer;

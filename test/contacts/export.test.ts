@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
-import { importCsv } from '../fixtures/contact-jobs.ts';
+import { importCsv } from '../kit/contact-jobs.ts';
 import { createProject, type TestProject } from '../kit/accounts.ts';
 import { startTestServer, type TestServer } from '../kit/server.ts';
 

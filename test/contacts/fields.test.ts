@@ -3,7 +3,7 @@ import { after, before, describe, test } from 'node:test';
 import { createProject, uniqueEmail } from '../kit/accounts.ts';
 import type { Client } from '../kit/http.ts';
 import { startTestServer, type TestServer } from '../kit/server.ts';
-import { importCsv } from '../fixtures/contact-jobs.ts';
+import { importCsv } from '../kit/contact-jobs.ts';
 
 const STANDARD = ['id', 'email', 'subscribed', 'snoozedUntil', 'createdAt', 'updatedAt'];
 

@@ -6,7 +6,7 @@ import { startTestServer, type TestServer } from '../kit/server.ts';
 import { insertJob } from '../../src/contacts/contact-bulk.queries.ts';
 import { insertImportFile } from '../../src/contacts/contact-import.queries.ts';
 import { IMPORT_BATCH_ROWS, runImportJob } from '../../src/contacts/contact-import.service.ts';
-import { csvForm, importCsv, waitForJob } from '../fixtures/contact-jobs.ts';
+import { csvForm, importCsv, waitForJob } from '../kit/contact-jobs.ts';
 
 describe('CSV contact import', () => {
   let server: TestServer;

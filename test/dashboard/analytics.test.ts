@@ -4,14 +4,14 @@ import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { simpleParser } from 'mailparser';
 import type { Page } from 'playwright-core';
-import { waitForRollup } from '../analytics/rollup-kit.ts';
+import { waitForRollup } from '../kit/rollups.ts';
 import { createProject, uniqueEmail } from '../kit/accounts.ts';
 import { assertAccessible, checkPhoneWidth, pageAs, screenshot, useDashboardBrowser } from '../kit/browser.ts';
 import type { DnsServer } from '../kit/dns.ts';
 import { verifiedDomain } from '../kit/domains.ts';
 import { client } from '../kit/http.ts';
 import { startTestServerWithDns, type TestServer } from '../kit/server.ts';
-import { waitForStatus } from '../send/emails.ts';
+import { waitForStatus } from '../kit/emails.ts';
 
 describe('Dashboard: analytics', () => {
   let server: TestServer;

@@ -1,8 +1,8 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import type { Page } from 'playwright-core';
-import { waitForCampaign } from '../campaigns/helpers.ts';
-import { importCsv } from '../fixtures/contact-jobs.ts';
+import { waitForCampaign } from '../kit/campaigns.ts';
+import { importCsv } from '../kit/contact-jobs.ts';
 import { createProject, type TestProject } from '../kit/accounts.ts';
 import { assertAccessible, checkPhoneWidth, pageAs, screenshot, useDashboardBrowser, withPageState } from '../kit/browser.ts';
 import type { DnsServer } from '../kit/dns.ts';

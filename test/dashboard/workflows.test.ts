@@ -7,7 +7,7 @@ import type { DnsServer } from '../kit/dns.ts';
 import { projectWithSender } from '../kit/domains.ts';
 import { startTestServerWithDns, type TestServer } from '../kit/server.ts';
 import { type SmtpSink, startSmtpSink } from '../kit/smtp.ts';
-import { buildWorkflow, connect, enable, eventually, track, waitForExecution } from '../workflows/kit.ts';
+import { buildWorkflow, connect, enable, eventually, track, waitForExecution } from '../kit/workflows.ts';
 
 describe('Dashboard: workflows', () => {
   let server: TestServer;

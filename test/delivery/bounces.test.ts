@@ -5,7 +5,7 @@ import { type DnsServer, startDnsServer } from '../kit/dns.ts';
 import { projectWithSender } from '../kit/domains.ts';
 import { type SmtpSink, startSmtpSink } from '../kit/smtp.ts';
 import { startTestServer, type TestServer } from '../kit/server.ts';
-import { waitForStatus } from '../send/emails.ts';
+import { waitForStatus } from '../kit/emails.ts';
 
 // Bounce classes over real SMTP (contract §6, RFC 3463): the sink answers each recipient as a
 // receiving server would, and the records, events, suppression list and retries are read back

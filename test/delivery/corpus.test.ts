@@ -11,7 +11,7 @@ import { client } from '../kit/http.ts';
 import { receiver, type Verdicts } from '../kit/mailauth.ts';
 import { startTestServerWithDns, type TestServer } from '../kit/server.ts';
 import { type SmtpSink, startSmtpSink } from '../kit/smtp.ts';
-import { buildWorkflow, enable, track } from '../workflows/kit.ts';
+import { buildWorkflow, enable, track } from '../kit/workflows.ts';
 
 /**
  * Issue 14's proof: messages of varied real content, through every sending path, verified as a

@@ -8,7 +8,7 @@ import { type DnsServer, startDnsServer } from '../kit/dns.ts';
 import { verifiedDomain } from '../kit/domains.ts';
 import { type SmtpSink, startSmtpSink } from '../kit/smtp.ts';
 import { startTestServer, startTestServerWithDns, type TestServer } from '../kit/server.ts';
-import { waitForStatus } from '../send/emails.ts';
+import { waitForStatus } from '../kit/emails.ts';
 
 const eventNames = async (api: any, contactId: string) =>
   (await api.get(`/events?contactId=${contactId}`)).body.data.map((e: { name: string }) => e.name).sort();

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
-import { campaignBody, createCampaign, seedContacts, until, waitForCampaign } from '../campaigns/helpers.ts';
+import { campaignBody, createCampaign, seedContacts, until, waitForCampaign } from '../kit/campaigns.ts';
 import { createProject } from '../kit/accounts.ts';
 import type { DnsServer } from '../kit/dns.ts';
 import { projectWithSender } from '../kit/domains.ts';

@@ -6,7 +6,7 @@ import { projectWithSender } from '../kit/domains.ts';
 import { client } from '../kit/http.ts';
 import { type SmtpSink, startSmtpSink } from '../kit/smtp.ts';
 import { startTestServer, type TestServer } from '../kit/server.ts';
-import { waitForStatus } from '../send/emails.ts';
+import { waitForStatus } from '../kit/emails.ts';
 
 // Open and click tracking per project (contract §6): `tracking: { opens, clicks }`, each all,
 // marketing or off; defaults opens marketing, clicks all; HEADLESS never tracked.

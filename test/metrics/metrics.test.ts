@@ -13,9 +13,9 @@ import { client } from '../kit/http.ts';
 import { type Receiver, startReceiver } from '../kit/receiver.ts';
 import { startTestServer, TEST_DATABASE_URL, type TestServer } from '../kit/server.ts';
 import { type SmtpSink, startSmtpSink } from '../kit/smtp.ts';
-import { campaignBody, createCampaign, makeContacts, seedContacts, waitForCampaign } from '../campaigns/helpers.ts';
-import { waitForStatus } from '../send/emails.ts';
-import { buildWorkflow, enable, track, waitForExecution } from '../workflows/kit.ts';
+import { campaignBody, createCampaign, makeContacts, seedContacts, waitForCampaign } from '../kit/campaigns.ts';
+import { waitForStatus } from '../kit/emails.ts';
+import { buildWorkflow, enable, track, waitForExecution } from '../kit/workflows.ts';
 
 // GET /metrics (docs/metrics.md): after known traffic through the real server (sends over SMTP, a
 // hard bounce, a workflow, webhook deliveries), the exposition holds exactly those counts.

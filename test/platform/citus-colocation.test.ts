@@ -6,7 +6,7 @@ import { type DnsServer, startDnsServer } from '../kit/dns.ts';
 import { verifiedDomain } from '../kit/domains.ts';
 import { startTestServer, TEST_DATABASE_URL, type TestServer } from '../kit/server.ts';
 import { GLOBAL_TABLES } from '../../src/db/distribution.ts';
-import { citusKinds, COLOCATION_ANCHOR, connectDatabase, connectNode, foreignKeys, type Kind, kindOf, projectPlacements, tableShapes, UNMANAGED_TABLES, uniqueIndexes } from './citus-placement.ts';
+import { citusKinds, COLOCATION_ANCHOR, connectDatabase, connectNode, foreignKeys, type Kind, kindOf, projectPlacements, tableShapes, UNMANAGED_TABLES, uniqueIndexes } from '../kit/citus-placement.ts';
 
 const onCitus = TEST_DATABASE_URL !== undefined && (await citusWorkers(TEST_DATABASE_URL)) !== undefined;
 

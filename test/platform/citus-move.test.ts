@@ -5,7 +5,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { createProject, type TestProject, uniqueEmail } from '../kit/accounts.ts';
 import { citusWorkers } from '../kit/citus.ts';
 import { startTestServer, TEST_DATABASE_URL, type TestServer } from '../kit/server.ts';
-import { connectDatabase, connectNode, projectPlacements } from './citus-placement.ts';
+import { connectDatabase, connectNode, projectPlacements } from '../kit/citus-placement.ts';
 
 const onCitus = TEST_DATABASE_URL !== undefined && (await citusWorkers(TEST_DATABASE_URL)) !== undefined;
 

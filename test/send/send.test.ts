@@ -8,7 +8,7 @@ import { type DnsServer, startDnsServer } from '../kit/dns.ts';
 import { verifiedDomain } from '../kit/domains.ts';
 import { type SmtpSink, startSmtpSink } from '../kit/smtp.ts';
 import { startTestServer, type TestServer } from '../kit/server.ts';
-import { waitForStatus } from './emails.ts';
+import { waitForStatus } from '../kit/emails.ts';
 
 describe('POST /v1/send delivered over SMTP (api.md /v1/send; contract §6)', () => {
   let dns: DnsServer;

@@ -6,7 +6,7 @@ import type { DnsServer } from '../kit/dns.ts';
 import { verifiedDomain } from '../kit/domains.ts';
 import { client } from '../kit/http.ts';
 import { startTestServerWithDns, type TestServer } from '../kit/server.ts';
-import { buildWorkflow, connect, enable, eventually, track, waitForExecution } from './kit.ts';
+import { buildWorkflow, connect, enable, eventually, track, waitForExecution } from '../kit/workflows.ts';
 
 const WORKFLOW_KEYS = ['allowReentry', 'createdAt', 'description', 'enabled', 'id', 'name', 'steps', 'transitions', 'triggerConfig', 'triggerType', 'updatedAt', 'version'];
 const EXECUTION_KEYS = ['completedAt', 'contactId', 'context', 'currentStepId', 'error', 'exitReason', 'id', 'startedAt', 'status', 'updatedAt', 'workflowId', 'workflowVersion'];

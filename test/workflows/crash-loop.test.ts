@@ -4,7 +4,7 @@ import { createProject, uniqueEmail } from '../kit/accounts.ts';
 import { type Deployment, startDeployment } from '../kit/deployment.ts';
 import { client } from '../kit/http.ts';
 import { prepareEnvironment } from '../kit/server.ts';
-import { buildWorkflow, enable, eventually, type Receiver, startReceiver } from './kit.ts';
+import { buildWorkflow, enable, eventually, type Receiver, startReceiver } from '../kit/workflows.ts';
 
 const EXECUTIONS = 60;
 const KILLS = 5;

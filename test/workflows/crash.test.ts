@@ -7,7 +7,7 @@ import { verifiedDomain } from '../kit/domains.ts';
 import { client } from '../kit/http.ts';
 import { prepareEnvironment, type SpawnedServer, spawnServer } from '../kit/server.ts';
 import { type SmtpSink, startSmtpSink } from '../kit/smtp.ts';
-import { buildWorkflow, enable, eventually, type Receiver, startReceiver } from './kit.ts';
+import { buildWorkflow, enable, eventually, type Receiver, startReceiver } from '../kit/workflows.ts';
 
 const CONTACTS = 30;
 

@@ -5,8 +5,8 @@ import type { DnsServer } from '../kit/dns.ts';
 import { verifiedDomain } from '../kit/domains.ts';
 import { type SmtpSink, startSmtpSink } from '../kit/smtp.ts';
 import { startTestServerWithDns, type TestServer } from '../kit/server.ts';
-import { waitForStatus } from '../send/emails.ts';
-import { buildWorkflow, connect, enable, eventually, executionsOf, type Receiver, startReceiver, track, waitForExecution } from './kit.ts';
+import { waitForStatus } from '../kit/emails.ts';
+import { buildWorkflow, connect, enable, eventually, executionsOf, type Receiver, startReceiver, track, waitForExecution } from '../kit/workflows.ts';
 
 type StepRecord = { stepId: string; type: string; status: string; startedAt: string; completedAt: string | null; output: any; error: string | null };
 

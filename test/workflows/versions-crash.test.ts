@@ -3,7 +3,7 @@ import { after, describe, test } from 'node:test';
 import { createProject, uniqueEmail } from '../kit/accounts.ts';
 import { client } from '../kit/http.ts';
 import { prepareEnvironment, type SpawnedServer, spawnServer } from '../kit/server.ts';
-import { buildWorkflow, enable, eventually } from './kit.ts';
+import { buildWorkflow, enable, eventually } from '../kit/workflows.ts';
 
 const PER_VERSION = 6;
 

@@ -5,7 +5,7 @@ import { createProject, type TestProject, uniqueEmail } from '../kit/accounts.ts
 import type { DnsServer } from '../kit/dns.ts';
 import { verifiedDomain } from '../kit/domains.ts';
 import { startTestServerWithDns, type TestServer } from '../kit/server.ts';
-import { buildWorkflow, connect, enable, eventually, executionsOf, startReceiver, track, waitForExecution } from './kit.ts';
+import { buildWorkflow, connect, enable, eventually, executionsOf, startReceiver, track, waitForExecution } from '../kit/workflows.ts';
 
 type Version = { version: number; createdBy: string | null; changes: string[]; steps: Array<{ id: string; type: string; config: Record<string, unknown> }>; executions: { running: number; waiting: number } };
 

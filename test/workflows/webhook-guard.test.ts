@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { createProject, uniqueEmail } from '../kit/accounts.ts';
 import { startTestServer, type TestServer } from '../kit/server.ts';
-import { buildWorkflow, enable, type Receiver, startReceiver, track, waitForExecution } from './kit.ts';
+import { buildWorkflow, enable, type Receiver, startReceiver, track, waitForExecution } from '../kit/workflows.ts';
 
 describe('WEBHOOK SSRF guard (contract §11: private and loopback addresses refused unless WEBHOOK_ALLOW_PRIVATE)', () => {
   let receiver: Receiver;

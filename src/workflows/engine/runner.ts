@@ -6,7 +6,7 @@ import { type Claimed, claimDue, dueProjects, lockClaimed, type Progress, resume
 import { RunContext, type WorkflowGraph } from './run-context.ts';
 import { type CallOutcome, stepThrough, type Walk } from './step-through.ts';
 import { writeEmails } from './send-email.ts';
-import type { Effects } from './steps.ts';
+import type { Effects } from './step-env.ts';
 import { callWebhook } from './webhook.ts';
 
 /** How long a claim holds before another worker may take the execution over (renewed by each transaction). */

@@ -6,10 +6,7 @@ import type { Queryable } from '../../db/index.ts';
 import { type EventInput, recordEvents } from '../../events/events.service.ts';
 import type { SendEmailConfig } from '../step-configs.ts';
 import { workflowVariables } from './run-context.ts';
-import type { StepEnv } from './steps.ts';
-
-/** An email record a step made, written with the others of its transaction. */
-export type PendingEmail = { projectId: string; record: NewEmail; event: EventInput | null };
+import type { PendingEmail, StepEnv } from './step-env.ts';
 
 /**
  * SEND_EMAIL through the sending pipeline (contract §6, §11), inside the step's transaction: the

@@ -9,7 +9,8 @@ import type { SimulateInput, Simulation } from '../workflows.schemas.ts';
 import { readField } from './condition.ts';
 import { type LockedExecution, readContact } from './engine.queries.ts';
 import { loadGraph, RunContext } from './run-context.ts';
-import { runStep, StepFailure, type Effects } from './steps.ts';
+import type { Effects } from './step-env.ts';
+import { runStep, StepFailure } from './steps.ts';
 
 type PathEntry = Simulation['path'][number];
 

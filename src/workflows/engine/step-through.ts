@@ -1,7 +1,8 @@
 import { AppError } from '../../errors.ts';
 import type { StepRow } from '../workflows.schemas.ts';
 import type { ExecutionState, StepRecordWrite } from './engine.queries.ts';
-import { resumeWait, runStep, StepFailure, type StepEnv, type StepResult, webhookResult } from './steps.ts';
+import type { StepEnv } from './step-env.ts';
+import { resumeWait, runStep, StepFailure, type StepResult, webhookResult } from './steps.ts';
 import type { WebhookRequest, WebhookResponse } from './webhook.ts';
 
 /** Steps one execution may run in one transaction before it commits (keeps transactions short). */

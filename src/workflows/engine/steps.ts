@@ -20,7 +20,8 @@ import type { StepRow } from '../workflows.schemas.ts';
 import { evaluateCondition } from './condition.ts';
 import type { LockedExecution } from './engine.queries.ts';
 import { type RunContext, type WorkflowGraph, workflowVariables } from './run-context.ts';
-import { type PendingEmail, sendEmail } from './send-email.ts';
+import { sendEmail } from './send-email.ts';
+import type { StepEnv } from './step-env.ts';
 import type { WebhookRequest, WebhookResponse } from './webhook.ts';
 
 /** What running (or resuming) a step decided. */
@@ -41,11 +42,6 @@ export class StepFailure extends Error {
     super(message);
   }
 }
-
-/** Effects a transaction's steps ask for once, at its end (one delivery run for many emails). */
-export type Effects = { emails: PendingEmail[] };
-
-export type StepEnv = { deps: Deps; tx: Queryable; run: RunContext; exec: LockedExecution; graph: WorkflowGraph; effects: Effects };
 
 /**
  * Runs one step inside the step transaction. Every effect goes through `tx`, so it exists exactly

@@ -1,6 +1,6 @@
-import { plainFieldMessage } from '../ui/fieldErrors.ts';
+import { type FieldError, plainFieldMessage } from '../ui/fieldErrors.ts';
 /** One field the server rejected (api.md Errors `errors[]`). */
-export type FieldError = { field: string; message: string; code?: string; received?: string };
+export type { FieldError };
 
 /** An API failure in a form a page can show next to what caused it. */
 export class ApiError extends Error {

@@ -1,4 +1,5 @@
-import type { FieldError } from '../api/errors.ts';
+/** One entry of the error envelope's `errors`: the field's dot path and the server's message. */
+export type FieldError = { field: string; message: string; code?: string; received?: string };
 
 /**
  * The error envelope's field errors in plain words, for the input they belong to. The server's

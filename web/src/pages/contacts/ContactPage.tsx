@@ -11,10 +11,9 @@ import { LoadError } from '../../ui/LoadError.tsx';
 import { Loading } from '../../ui/Loading.tsx';
 import { PageHeader } from '../../ui/PageHeader.tsx';
 import { ContactEmails } from './ContactEmails.tsx';
+import { fetchContact } from './contact.ts';
 import { DataEditor } from './DataEditor.tsx';
 
-export type Contact = Awaited<ReturnType<typeof fetchContact>>;
-const fetchContact = (id: string) => call(api.GET('/contacts/{id}', { params: { path: { id } } }));
 
 export function Component() {
   const project = useProject();

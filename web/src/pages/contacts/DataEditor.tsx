@@ -2,7 +2,7 @@ import { Button, Group, Paper, Stack, Table, Text, TextInput, Title } from '@man
 import type { UseMutationResult } from '@tanstack/react-query';
 import { type FormEvent, useState } from 'react';
 import { ErrorMessage } from '../../ui/ErrorMessage.tsx';
-import type { Contact } from './ContactPage.tsx';
+import type { Contact } from './contact.ts';
 
 type Update = UseMutationResult<Contact, Error, { data?: Record<string, unknown> }>;
 

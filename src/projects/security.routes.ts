@@ -1,9 +1,9 @@
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import type { Deps } from '../deps.ts';
 import { userOf } from '../http/auth.ts';
-import { projectIdParams } from '../projects/projects.schemas.ts';
-import { securityResponse } from './reputation.schemas.ts';
-import { projectSecurity } from './reputation.service.ts';
+import { securityResponse } from '../reputation/reputation.schemas.ts';
+import { projectIdParams } from './projects.schemas.ts';
+import { projectSecurity } from './security.service.ts';
 
 const schema = {
   tags: ['administration'],

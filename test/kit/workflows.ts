@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import type { Client } from '../kit/http.ts';
+import type { Client } from './http.ts';
 
 export type ReceivedRequest = { method: string; path: string; headers: IncomingMessage['headers']; body: string; at: number };
 

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import type { Db } from '../../src/db/index.ts';
-import type { Client } from '../kit/http.ts';
+import type { Client } from './http.ts';
 
 /**
  * Polls until the analytics rollup has counted everything created before `after` (its `upTo`,

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
-import { importCsv } from '../fixtures/contact-jobs.ts';
-import type { Client } from '../kit/http.ts';
+import { importCsv } from './contact-jobs.ts';
+import type { Client } from './http.ts';
 
 export type SeedContact = { email: string; subscribed: boolean; name?: string };
 

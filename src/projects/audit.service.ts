@@ -1,9 +1,7 @@
 import type { Deps } from '../deps.ts';
-import { DEFAULT_PAGE_SIZE, decodeCursor, encodeCursor, isCursorTimestamp, MAX_PAGE_SIZE } from '../pagination.ts';
-import { MANAGERS, requireRole } from '../projects/projects.service.ts';
-import { listAuditEntries } from './audit.queries.ts';
-
-export { type AuditAction, type AuditEntry, insertAuditEntry as recordAudit } from './audit.queries.ts';
+import { DEFAULT_PAGE_SIZE, decodeCursor, isCursorTimestamp, MAX_PAGE_SIZE, pageOf } from '../pagination.ts';
+import { listAuditEntries } from '../audit/audit.queries.ts';
+import { MANAGERS, requireRole } from './projects.service.ts';
 
 const CURSOR = { sort: 'audit', dir: 'desc' as const };
 
@@ -14,18 +12,18 @@ export async function auditLog(deps: Pick<Deps, 'db' | 'config'>, projectId: str
   const limit = Math.min(input.limit ?? DEFAULT_PAGE_SIZE, MAX_PAGE_SIZE);
   const before = input.cursor ? decodeCursor(secret, input.cursor, { ...CURSOR, checkValue: isCursorTimestamp }) : undefined;
   const rows = await listAuditEntries(deps.db, projectId, { action: input.action, before, limit: limit + 1 });
-  const hasMore = rows.length > limit;
-  const page = rows.slice(0, limit);
-  const last = page.at(-1);
-  return {
-    data: page.map((row) => ({
+  // The audit log answers no total.
+  const { total: _total, ...page } = await pageOf(secret, rows, {
+    limit,
+    at: CURSOR,
+    map: (row) => ({
       id: row.id,
       action: row.action,
       actor: row.actor_id ? { id: row.actor_id, email: row.actor_email } : null,
       details: row.details,
       createdAt: new Date(row.created_at).toISOString(),
-    })),
-    cursor: hasMore && last ? encodeCursor(secret, { ...CURSOR, value: last.sort_key, id: last.id }) : null,
-    hasMore,
-  };
+    }),
+    total: undefined,
+  });
+  return page;
 }

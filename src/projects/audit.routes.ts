@@ -1,7 +1,7 @@
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import type { Deps } from '../deps.ts';
 import { userOf } from '../http/auth.ts';
-import { projectIdParams } from '../projects/projects.schemas.ts';
+import { projectIdParams } from './projects.schemas.ts';
 import { auditPage, auditQuery } from './audit.schemas.ts';
 import { auditLog } from './audit.service.ts';
 
