@@ -1,4 +1,5 @@
 import assert from 'node:assert/strict';
+import { readFile } from 'node:fs/promises';
 import { after, before, describe, test } from 'node:test';
 import type { Page } from 'playwright-core';
 import { waitForCampaign } from '../kit/campaigns.ts';
@@ -226,5 +227,21 @@ describe('Dashboard: a segment built by mouse, and a campaign to it checked, tes
     await page.goto(`/p/${project.id}/no-such-page`);
     await page.getByRole('heading', { name: 'Page not found' }).waitFor();
     await page.getByRole('navigation', { name: 'Project pages' }).getByRole('link', { name: 'Campaigns' }).waitFor();
+  });
+
+  step('filter contacts by a data field and export them: the CSV holds exactly those rows', async () => {
+    await page.goto(`/p/${project.id}/contacts`);
+    await page.getByText(`${CONTACTS.toLocaleString('en-US')} contacts match.`).waitFor();
+    await page.getByRole('button', { name: 'Filter by data, events or segments' }).click();
+    await choose(page, 'Field of filter 1 in group 1', 'data.city');
+    await choose(page, 'Condition of filter 1 in group 1', 'equals');
+    await page.getByRole('textbox', { name: 'Value of filter 1 in group 1' }).fill('Oslo');
+    const oslo = Array.from({ length: CONTACTS }, (_, i) => i).filter((i) => city(i) === 'Oslo');
+    await page.getByTestId('filter-count').filter({ hasText: `${oslo.length} contacts match the filter` }).waitFor();
+    await assertAccessible(page, 'contacts with a filter');
+    const [download] = await Promise.all([page.waitForEvent('download'), page.getByRole('button', { name: 'Export the filtered contacts (CSV)' }).click()]);
+    const lines = (await readFile((await download.path())!, 'utf8')).trim().split('\r\n');
+    assert.deepEqual(lines[0]!.split(','), ['email', 'subscribed', 'createdAt', 'updatedAt', 'city', 'plan', 'seats']);
+    assert.deepEqual(lines.slice(1).map((line) => line.split(',')[0]), oslo.map(address));
   });
 });

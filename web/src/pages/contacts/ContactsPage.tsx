@@ -13,6 +13,7 @@ import { Loading } from '../../ui/Loading.tsx';
 import { PageHeader } from '../../ui/PageHeader.tsx';
 import { StatusBadge } from '../../ui/StatusBadge.tsx';
 import { BulkBar } from './BulkBar.tsx';
+import { FilterExport } from './FilterExport.tsx';
 
 type Sort = 'createdAt' | 'email';
 type Filter = 'all' | 'true' | 'false';
@@ -155,6 +156,7 @@ export function Component() {
           />
         </Stack>
       </Group>
+      <FilterExport />
       <BulkBar selected={[...selected]} onDone={() => setSelected(new Set())} />
       {contacts.isError && <LoadError error={contacts.error} what="the contacts" retry={() => contacts.refetch()} />}
       {contacts.isPending && <Loading rows={8} label="Loading contacts" />}
