@@ -2625,6 +2625,8 @@ export interface paths {
                                 found: string[];
                                 name: string;
                                 note?: string;
+                                /** @description MX only: the preference to publish */
+                                priority?: number;
                                 /** @description Only required records decide verification (DKIM) */
                                 required: boolean;
                                 /**
@@ -2633,7 +2635,7 @@ export interface paths {
                                  */
                                 state: "not_checked" | "found" | "wrong_value" | "missing";
                                 /** @enum {string} */
-                                type: "TXT";
+                                type: "TXT" | "MX";
                                 /** @description The value to publish. SPF: the relay’s mechanisms (SPF_MECHANISMS), merged into the domain’s existing SPF record when it has one; DMARC: the domain’s own record once it has one */
                                 value: string;
                             }[];
@@ -2687,6 +2689,8 @@ export interface paths {
                                 found: string[];
                                 name: string;
                                 note?: string;
+                                /** @description MX only: the preference to publish */
+                                priority?: number;
                                 /** @description Only required records decide verification (DKIM) */
                                 required: boolean;
                                 /**
@@ -2695,7 +2699,7 @@ export interface paths {
                                  */
                                 state: "not_checked" | "found" | "wrong_value" | "missing";
                                 /** @enum {string} */
-                                type: "TXT";
+                                type: "TXT" | "MX";
                                 /** @description The value to publish. SPF: the relay’s mechanisms (SPF_MECHANISMS), merged into the domain’s existing SPF record when it has one; DMARC: the domain’s own record once it has one */
                                 value: string;
                             }[];
@@ -2773,6 +2777,8 @@ export interface paths {
                                 found: string[];
                                 name: string;
                                 note?: string;
+                                /** @description MX only: the preference to publish */
+                                priority?: number;
                                 /** @description Only required records decide verification (DKIM) */
                                 required: boolean;
                                 /**
@@ -2781,7 +2787,7 @@ export interface paths {
                                  */
                                 state: "not_checked" | "found" | "wrong_value" | "missing";
                                 /** @enum {string} */
-                                type: "TXT";
+                                type: "TXT" | "MX";
                                 /** @description The value to publish. SPF: the relay’s mechanisms (SPF_MECHANISMS), merged into the domain’s existing SPF record when it has one; DMARC: the domain’s own record once it has one */
                                 value: string;
                             }[];
@@ -2838,6 +2844,8 @@ export interface paths {
                                     found: string[];
                                     name: string;
                                     note?: string;
+                                    /** @description MX only: the preference to publish */
+                                    priority?: number;
                                     /** @description Only required records decide verification (DKIM) */
                                     required: boolean;
                                     /**
@@ -2846,7 +2854,7 @@ export interface paths {
                                      */
                                     state: "not_checked" | "found" | "wrong_value" | "missing";
                                     /** @enum {string} */
-                                    type: "TXT";
+                                    type: "TXT" | "MX";
                                     /** @description The value to publish. SPF: the relay’s mechanisms (SPF_MECHANISMS), merged into the domain’s existing SPF record when it has one; DMARC: the domain’s own record once it has one */
                                     value: string;
                                 }[];
