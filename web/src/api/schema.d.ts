@@ -2923,6 +2923,8 @@ export interface paths {
                                 found: string[];
                                 name: string;
                                 note?: string;
+                                /** @description MX only: the preference to publish */
+                                priority?: number;
                                 /** @description Only required records decide verification (DKIM) */
                                 required: boolean;
                                 /**
@@ -2931,7 +2933,7 @@ export interface paths {
                                  */
                                 state: "not_checked" | "found" | "wrong_value" | "missing";
                                 /** @enum {string} */
-                                type: "TXT";
+                                type: "TXT" | "MX";
                                 /** @description The value to publish. SPF: the relay’s mechanisms (SPF_MECHANISMS), merged into the domain’s existing SPF record when it has one; DMARC: the domain’s own record once it has one */
                                 value: string;
                             }[];
@@ -2985,6 +2987,8 @@ export interface paths {
                                 found: string[];
                                 name: string;
                                 note?: string;
+                                /** @description MX only: the preference to publish */
+                                priority?: number;
                                 /** @description Only required records decide verification (DKIM) */
                                 required: boolean;
                                 /**
@@ -2993,7 +2997,7 @@ export interface paths {
                                  */
                                 state: "not_checked" | "found" | "wrong_value" | "missing";
                                 /** @enum {string} */
-                                type: "TXT";
+                                type: "TXT" | "MX";
                                 /** @description The value to publish. SPF: the relay’s mechanisms (SPF_MECHANISMS), merged into the domain’s existing SPF record when it has one; DMARC: the domain’s own record once it has one */
                                 value: string;
                             }[];
@@ -3071,6 +3075,8 @@ export interface paths {
                                 found: string[];
                                 name: string;
                                 note?: string;
+                                /** @description MX only: the preference to publish */
+                                priority?: number;
                                 /** @description Only required records decide verification (DKIM) */
                                 required: boolean;
                                 /**
@@ -3079,7 +3085,7 @@ export interface paths {
                                  */
                                 state: "not_checked" | "found" | "wrong_value" | "missing";
                                 /** @enum {string} */
-                                type: "TXT";
+                                type: "TXT" | "MX";
                                 /** @description The value to publish. SPF: the relay’s mechanisms (SPF_MECHANISMS), merged into the domain’s existing SPF record when it has one; DMARC: the domain’s own record once it has one */
                                 value: string;
                             }[];
@@ -3136,6 +3142,8 @@ export interface paths {
                                     found: string[];
                                     name: string;
                                     note?: string;
+                                    /** @description MX only: the preference to publish */
+                                    priority?: number;
                                     /** @description Only required records decide verification (DKIM) */
                                     required: boolean;
                                     /**
@@ -3144,7 +3152,7 @@ export interface paths {
                                      */
                                     state: "not_checked" | "found" | "wrong_value" | "missing";
                                     /** @enum {string} */
-                                    type: "TXT";
+                                    type: "TXT" | "MX";
                                     /** @description The value to publish. SPF: the relay’s mechanisms (SPF_MECHANISMS), merged into the domain’s existing SPF record when it has one; DMARC: the domain’s own record once it has one */
                                     value: string;
                                 }[];

@@ -70,7 +70,14 @@ export function DomainCard({ domain }: { domain: Domain }) {
                 const state = RECORD_STATES[record.state];
                 return (
                   <Table.Tr key={record.name + record.value}>
-                    <Table.Td>{record.type}</Table.Td>
+                    <Table.Td>
+                      {record.type}
+                      {record.priority !== undefined && (
+                        <Text size="xs" c="dimmed">
+                          priority {record.priority}
+                        </Text>
+                      )}
+                    </Table.Td>
                     <Table.Td>
                       <Group gap={6} wrap="nowrap">
                         <Text size="sm" ff="monospace" style={{ wordBreak: 'break-all' }}>
