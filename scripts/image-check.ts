@@ -63,7 +63,7 @@ const step = (what: string) => console.log(`[image-check] ${what}`);
 try {
   const startedAt = Date.now();
   await new Promise<void>((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`the server did not start within 120 s:\n${output}`)), 120_000);
+    const timer = setTimeout(() => reject(new Error(`the server did not start within 300 s:\n${output}`)), 300_000);
     const poll = setInterval(() => {
       if (output.includes('"msg":"mailroom started"')) {
         clearTimeout(timer);

@@ -96,7 +96,7 @@ mnt=$(podman image mount "$IMAGE")
 data=$(mktemp -d /var/tmp/mailroom-image-data.XXXXXX)
 cleanup() {
   for m in "$mnt/data" "$mnt/tmp" "$mnt/dev" "$mnt/proc"; do umount -l "$m" 2>/dev/null || true; done
-  podman image unmount "$IMAGE" >/dev/null 2>&1 || true
+  podman image unmount --force "$IMAGE" >/dev/null 2>&1 || true
   rm -rf "$data"
 }
 trap cleanup EXIT
