@@ -41,7 +41,10 @@ describe('CSV import: the rules row for row', () => {
 
   async function newEvents(api: Client, name: string, before: Map<string, string>) {
     const now = await eventsNamed(api, name);
-    return [...now].filter(([id]) => !before.has(id)).map(([, contactId]) => contactId).sort();
+    return [...now]
+      .filter(([id]) => !before.has(id))
+      .map(([, contactId]) => contactId)
+      .sort();
   }
 
   test('typed values, duplicates, bad rows and subscription changes across two batches', async () => {
@@ -106,7 +109,16 @@ describe('CSV import: the rules row for row', () => {
     assert.match(job.errors[2].message, /subscribed must be true, false, 1, 0, yes or no; got "perhaps"/);
     assert.match(job.errors[3].message, /email cell is empty/);
 
-    const emails = ['ada@example.test', 'flip@example.test', 'kept@example.test', 'snoozed@example.test', 'quiet@example.test', 'filler0@example.test', 'filler7@example.test', `filler${IMPORT_BATCH_ROWS - 1}@example.test`];
+    const emails = [
+      'ada@example.test',
+      'flip@example.test',
+      'kept@example.test',
+      'snoozed@example.test',
+      'quiet@example.test',
+      'filler0@example.test',
+      'filler7@example.test',
+      `filler${IMPORT_BATCH_ROWS - 1}@example.test`,
+    ];
     const contacts = await contactsByEmail(api, [...emails, 'not-an-email@example.test', 'short@example.test', 'maybe@example.test']);
     assert.deepEqual([...contacts.keys()].sort(), [...emails].sort(), 'bad rows write nothing');
     const expected: Record<string, { subscribed: boolean; data: Record<string, unknown> }> = {
@@ -148,6 +160,9 @@ describe('CSV import: the rules row for row', () => {
     assert.equal(job.errors[0].row, 4);
     assert.match(job.errors[0].message, /^Malformed CSV: /);
     const found = await api.post('/contacts/lookup', { emails: ['first@example.test', 'second@example.test', 'third@example.test'] });
-    assert.deepEqual(found.body.data.map((row: any) => row.exists), [true, true, false]);
+    assert.deepEqual(
+      found.body.data.map((row: any) => row.exists),
+      [true, true, false],
+    );
   });
 });
