@@ -652,7 +652,7 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Log out (clears the session cookie) */
+        /** Log out: ends this session on every process and clears the cookie */
         get: {
             parameters: {
                 query?: never;
@@ -1000,6 +1000,9 @@ export interface paths {
                                 createdAt: string;
                                 deliveredCount: number;
                                 description: string | null;
+                                editorState: unknown;
+                                /** @enum {string} */
+                                format: "html" | "mjml" | "visual";
                                 from: string;
                                 fromName: string | null;
                                 /** Format: uuid */
@@ -1014,6 +1017,8 @@ export interface paths {
                                 segmentId: string | null;
                                 sentAt: string | null;
                                 sentCount: number;
+                                /** @description what the author edits (the HTML itself for html) */
+                                source: string;
                                 /** @enum {string} */
                                 status: "DRAFT" | "SCHEDULED" | "SENDING" | "SENT" | "CANCELLED";
                                 subject: string;
@@ -1052,12 +1057,21 @@ export interface paths {
                         audienceType: "ALL" | "SEGMENT" | "FILTERED";
                         body?: string;
                         description?: string | null;
+                        /** @description the visual editor's own state, opaque */
+                        editorState?: unknown;
+                        /**
+                         * @description html (default), mjml or visual
+                         * @enum {string}
+                         */
+                        format?: "html" | "mjml" | "visual";
                         from?: string;
                         fromName?: string | null;
                         name: string;
                         replyTo?: string | null;
                         /** Format: uuid */
                         segmentId?: string | null;
+                        /** @description the text the author edits: MJML for mjml and visual; for html, the body itself */
+                        source?: string;
                         subject?: string;
                         /**
                          * Format: uuid
@@ -1089,6 +1103,9 @@ export interface paths {
                                 createdAt: string;
                                 deliveredCount: number;
                                 description: string | null;
+                                editorState: unknown;
+                                /** @enum {string} */
+                                format: "html" | "mjml" | "visual";
                                 from: string;
                                 fromName: string | null;
                                 /** Format: uuid */
@@ -1103,6 +1120,8 @@ export interface paths {
                                 segmentId: string | null;
                                 sentAt: string | null;
                                 sentCount: number;
+                                /** @description what the author edits (the HTML itself for html) */
+                                source: string;
                                 /** @enum {string} */
                                 status: "DRAFT" | "SCHEDULED" | "SENDING" | "SENT" | "CANCELLED";
                                 subject: string;
@@ -1165,6 +1184,9 @@ export interface paths {
                                 createdAt: string;
                                 deliveredCount: number;
                                 description: string | null;
+                                editorState: unknown;
+                                /** @enum {string} */
+                                format: "html" | "mjml" | "visual";
                                 from: string;
                                 fromName: string | null;
                                 /** Format: uuid */
@@ -1179,6 +1201,8 @@ export interface paths {
                                 segmentId: string | null;
                                 sentAt: string | null;
                                 sentCount: number;
+                                /** @description what the author edits (the HTML itself for html) */
+                                source: string;
                                 /** @enum {string} */
                                 status: "DRAFT" | "SCHEDULED" | "SENDING" | "SENT" | "CANCELLED";
                                 subject: string;
@@ -1217,12 +1241,21 @@ export interface paths {
                         audienceType: "ALL" | "SEGMENT" | "FILTERED";
                         body?: string;
                         description?: string | null;
+                        /** @description the visual editor's own state, opaque */
+                        editorState?: unknown;
+                        /**
+                         * @description html (default), mjml or visual
+                         * @enum {string}
+                         */
+                        format?: "html" | "mjml" | "visual";
                         from?: string;
                         fromName?: string | null;
                         name: string;
                         replyTo?: string | null;
                         /** Format: uuid */
                         segmentId?: string | null;
+                        /** @description the text the author edits: MJML for mjml and visual; for html, the body itself */
+                        source?: string;
                         subject?: string;
                         /**
                          * Format: uuid
@@ -1254,6 +1287,9 @@ export interface paths {
                                 createdAt: string;
                                 deliveredCount: number;
                                 description: string | null;
+                                editorState: unknown;
+                                /** @enum {string} */
+                                format: "html" | "mjml" | "visual";
                                 from: string;
                                 fromName: string | null;
                                 /** Format: uuid */
@@ -1268,6 +1304,8 @@ export interface paths {
                                 segmentId: string | null;
                                 sentAt: string | null;
                                 sentCount: number;
+                                /** @description what the author edits (the HTML itself for html) */
+                                source: string;
                                 /** @enum {string} */
                                 status: "DRAFT" | "SCHEDULED" | "SENDING" | "SENT" | "CANCELLED";
                                 subject: string;
@@ -1315,6 +1353,68 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/campaigns/{id}/audience": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Audience check of a DRAFT or SCHEDULED campaign */
+        get: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    id: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @description contacts a send started now would mail: its totalRecipients */
+                            eligible: number;
+                            /** @description why the others would not be mailed; each contact once, under the first of suppressed, snoozed, unsubscribed */
+                            excluded: {
+                                snoozed: number;
+                                suppressed: number;
+                                unsubscribed: number;
+                            };
+                            /** @description up to 10 eligible contacts */
+                            sample: {
+                                createdAt: string;
+                                data: {
+                                    [key: string]: unknown;
+                                };
+                                email: string;
+                                /** Format: uuid */
+                                id: string;
+                                snoozedUntil: string | null;
+                                subscribed: boolean;
+                                updatedAt: string;
+                            }[];
+                            /** @description contacts the audience selects */
+                            total: number;
+                        };
+                    };
+                };
+            };
+        };
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/campaigns/{id}/cancel": {
         parameters: {
             query?: never;
@@ -1355,6 +1455,9 @@ export interface paths {
                                 createdAt: string;
                                 deliveredCount: number;
                                 description: string | null;
+                                editorState: unknown;
+                                /** @enum {string} */
+                                format: "html" | "mjml" | "visual";
                                 from: string;
                                 fromName: string | null;
                                 /** Format: uuid */
@@ -1369,6 +1472,8 @@ export interface paths {
                                 segmentId: string | null;
                                 sentAt: string | null;
                                 sentCount: number;
+                                /** @description what the author edits (the HTML itself for html) */
+                                source: string;
                                 /** @enum {string} */
                                 status: "DRAFT" | "SCHEDULED" | "SENDING" | "SENT" | "CANCELLED";
                                 subject: string;
@@ -1433,6 +1538,9 @@ export interface paths {
                                 createdAt: string;
                                 deliveredCount: number;
                                 description: string | null;
+                                editorState: unknown;
+                                /** @enum {string} */
+                                format: "html" | "mjml" | "visual";
                                 from: string;
                                 fromName: string | null;
                                 /** Format: uuid */
@@ -1447,6 +1555,8 @@ export interface paths {
                                 segmentId: string | null;
                                 sentAt: string | null;
                                 sentCount: number;
+                                /** @description what the author edits (the HTML itself for html) */
+                                source: string;
                                 /** @enum {string} */
                                 status: "DRAFT" | "SCHEDULED" | "SENDING" | "SENT" | "CANCELLED";
                                 subject: string;
@@ -1465,6 +1575,73 @@ export interface paths {
                 };
             };
         };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/campaigns/{id}/recipients": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The campaign's recipients (its email records) with each one's status */
+        get: {
+            parameters: {
+                query?: {
+                    page?: number;
+                    /** @description default 20; values above 100 are clamped */
+                    pageSize?: number;
+                    /** @description substring of the address */
+                    search?: string;
+                    status?: "QUEUED" | "SENDING" | "SENT" | "DELIVERED" | "OPENED" | "CLICKED" | "BOUNCED" | "COMPLAINED" | "FAILED" | "SUPPRESSED";
+                };
+                header?: never;
+                path: {
+                    id: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            data: {
+                                clickedAt: string | null;
+                                /** Format: uuid */
+                                contactId: string | null;
+                                deliveredAt: string | null;
+                                email: string;
+                                /**
+                                 * Format: uuid
+                                 * @description the email record: GET /emails/{emailId}
+                                 */
+                                emailId: string;
+                                error: string | null;
+                                openedAt: string | null;
+                                sentAt: string | null;
+                                /** @enum {string} */
+                                status: "QUEUED" | "SENDING" | "SENT" | "DELIVERED" | "OPENED" | "CLICKED" | "BOUNCED" | "COMPLAINED" | "FAILED" | "SUPPRESSED";
+                            }[];
+                            page: number;
+                            pageSize: number;
+                            total: number;
+                            totalPages: number;
+                        };
+                    };
+                };
+            };
+        };
+        put?: never;
+        post?: never;
         delete?: never;
         options?: never;
         head?: never;
@@ -1518,6 +1695,9 @@ export interface paths {
                                 createdAt: string;
                                 deliveredCount: number;
                                 description: string | null;
+                                editorState: unknown;
+                                /** @enum {string} */
+                                format: "html" | "mjml" | "visual";
                                 from: string;
                                 fromName: string | null;
                                 /** Format: uuid */
@@ -1532,6 +1712,8 @@ export interface paths {
                                 segmentId: string | null;
                                 sentAt: string | null;
                                 sentCount: number;
+                                /** @description what the author edits (the HTML itself for html) */
+                                source: string;
                                 /** @enum {string} */
                                 status: "DRAFT" | "SCHEDULED" | "SENDING" | "SENT" | "CANCELLED";
                                 subject: string;
@@ -1660,6 +1842,83 @@ export interface paths {
                             message: string;
                             /** @enum {boolean} */
                             success: true;
+                        };
+                    };
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/campaigns/audience": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Audience check: how many a send would mail now, how many are excluded and why, with a sample (docs/campaigns.md) */
+        post: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": {
+                        audienceCondition?: {
+                            [key: string]: unknown;
+                        } | null;
+                        /** @enum {string} */
+                        audienceType: "ALL" | "SEGMENT" | "FILTERED";
+                        /** Format: uuid */
+                        segmentId?: string | null;
+                        /**
+                         * @description MARKETING when omitted; TRANSACTIONAL campaigns exclude only the suppressed
+                         * @enum {string}
+                         */
+                        type?: "TRANSACTIONAL" | "MARKETING" | "HEADLESS";
+                    };
+                };
+            };
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @description contacts a send started now would mail: its totalRecipients */
+                            eligible: number;
+                            /** @description why the others would not be mailed; each contact once, under the first of suppressed, snoozed, unsubscribed */
+                            excluded: {
+                                snoozed: number;
+                                suppressed: number;
+                                unsubscribed: number;
+                            };
+                            /** @description up to 10 eligible contacts */
+                            sample: {
+                                createdAt: string;
+                                data: {
+                                    [key: string]: unknown;
+                                };
+                                email: string;
+                                /** Format: uuid */
+                                id: string;
+                                snoozedUntil: string | null;
+                                subscribed: boolean;
+                                updatedAt: string;
+                            }[];
+                            /** @description contacts the audience selects */
+                            total: number;
                         };
                     };
                 };
@@ -2253,6 +2512,45 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/contacts/export": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The contacts a condition tree selects (all without one) as CSV, streamed: email, subscribed, createdAt, updatedAt, then one column per data key */
+        get: {
+            parameters: {
+                query?: {
+                    /** @description a condition tree (as segments take) as JSON text */
+                    condition?: string;
+                };
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description text/csv */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": string;
+                    };
+                };
+            };
+        };
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/contacts/fields": {
         parameters: {
             query?: never;
@@ -2625,6 +2923,8 @@ export interface paths {
                                 found: string[];
                                 name: string;
                                 note?: string;
+                                /** @description MX only: the preference to publish */
+                                priority?: number;
                                 /** @description Only required records decide verification (DKIM) */
                                 required: boolean;
                                 /**
@@ -2633,7 +2933,7 @@ export interface paths {
                                  */
                                 state: "not_checked" | "found" | "wrong_value" | "missing";
                                 /** @enum {string} */
-                                type: "TXT";
+                                type: "TXT" | "MX";
                                 /** @description The value to publish. SPF: the relay’s mechanisms (SPF_MECHANISMS), merged into the domain’s existing SPF record when it has one; DMARC: the domain’s own record once it has one */
                                 value: string;
                             }[];
@@ -2687,6 +2987,8 @@ export interface paths {
                                 found: string[];
                                 name: string;
                                 note?: string;
+                                /** @description MX only: the preference to publish */
+                                priority?: number;
                                 /** @description Only required records decide verification (DKIM) */
                                 required: boolean;
                                 /**
@@ -2695,7 +2997,7 @@ export interface paths {
                                  */
                                 state: "not_checked" | "found" | "wrong_value" | "missing";
                                 /** @enum {string} */
-                                type: "TXT";
+                                type: "TXT" | "MX";
                                 /** @description The value to publish. SPF: the relay’s mechanisms (SPF_MECHANISMS), merged into the domain’s existing SPF record when it has one; DMARC: the domain’s own record once it has one */
                                 value: string;
                             }[];
@@ -2773,6 +3075,8 @@ export interface paths {
                                 found: string[];
                                 name: string;
                                 note?: string;
+                                /** @description MX only: the preference to publish */
+                                priority?: number;
                                 /** @description Only required records decide verification (DKIM) */
                                 required: boolean;
                                 /**
@@ -2781,7 +3085,7 @@ export interface paths {
                                  */
                                 state: "not_checked" | "found" | "wrong_value" | "missing";
                                 /** @enum {string} */
-                                type: "TXT";
+                                type: "TXT" | "MX";
                                 /** @description The value to publish. SPF: the relay’s mechanisms (SPF_MECHANISMS), merged into the domain’s existing SPF record when it has one; DMARC: the domain’s own record once it has one */
                                 value: string;
                             }[];
@@ -2838,6 +3142,8 @@ export interface paths {
                                     found: string[];
                                     name: string;
                                     note?: string;
+                                    /** @description MX only: the preference to publish */
+                                    priority?: number;
                                     /** @description Only required records decide verification (DKIM) */
                                     required: boolean;
                                     /**
@@ -2846,7 +3152,7 @@ export interface paths {
                                      */
                                     state: "not_checked" | "found" | "wrong_value" | "missing";
                                     /** @enum {string} */
-                                    type: "TXT";
+                                    type: "TXT" | "MX";
                                     /** @description The value to publish. SPF: the relay’s mechanisms (SPF_MECHANISMS), merged into the domain’s existing SPF record when it has one; DMARC: the domain’s own record once it has one */
                                     value: string;
                                 }[];
@@ -4522,9 +4828,13 @@ export interface paths {
                     content: {
                         "application/json": {
                             data: {
+                                /** @description the HTML that is sent; for mjml and visual, rendered from source and read-only */
                                 body: string;
                                 createdAt: string;
                                 description: string | null;
+                                editorState: unknown;
+                                /** @enum {string} */
+                                format: "html" | "mjml" | "visual";
                                 from: string;
                                 fromName: string | null;
                                 /** Format: uuid */
@@ -4533,6 +4843,8 @@ export interface paths {
                                 /** Format: uuid */
                                 projectId: string;
                                 replyTo: string | null;
+                                /** @description what the author edits (the HTML itself for html) */
+                                source: string;
                                 subject: string;
                                 /** @enum {string} */
                                 type: "TRANSACTIONAL" | "MARKETING" | "HEADLESS";
@@ -4561,10 +4873,19 @@ export interface paths {
                     "application/json": {
                         body?: string;
                         description?: string | null;
+                        /** @description the visual editor's own state, opaque */
+                        editorState?: unknown;
+                        /**
+                         * @description html (default), mjml or visual
+                         * @enum {string}
+                         */
+                        format?: "html" | "mjml" | "visual";
                         from?: string;
                         fromName?: string | null;
                         name?: string;
                         replyTo?: string | null;
+                        /** @description the text the author edits: MJML for mjml and visual; for html, the body itself */
+                        source?: string;
                         subject?: string;
                         /** @enum {string} */
                         type?: "TRANSACTIONAL" | "MARKETING" | "HEADLESS";
@@ -4579,9 +4900,13 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
+                            /** @description the HTML that is sent; for mjml and visual, rendered from source and read-only */
                             body: string;
                             createdAt: string;
                             description: string | null;
+                            editorState: unknown;
+                            /** @enum {string} */
+                            format: "html" | "mjml" | "visual";
                             from: string;
                             fromName: string | null;
                             /** Format: uuid */
@@ -4590,6 +4915,8 @@ export interface paths {
                             /** Format: uuid */
                             projectId: string;
                             replyTo: string | null;
+                            /** @description what the author edits (the HTML itself for html) */
+                            source: string;
                             subject: string;
                             /** @enum {string} */
                             type: "TRANSACTIONAL" | "MARKETING" | "HEADLESS";
@@ -4631,9 +4958,13 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
+                            /** @description the HTML that is sent; for mjml and visual, rendered from source and read-only */
                             body: string;
                             createdAt: string;
                             description: string | null;
+                            editorState: unknown;
+                            /** @enum {string} */
+                            format: "html" | "mjml" | "visual";
                             from: string;
                             fromName: string | null;
                             /** Format: uuid */
@@ -4642,6 +4973,8 @@ export interface paths {
                             /** Format: uuid */
                             projectId: string;
                             replyTo: string | null;
+                            /** @description what the author edits (the HTML itself for html) */
+                            source: string;
                             subject: string;
                             /** @enum {string} */
                             type: "TRANSACTIONAL" | "MARKETING" | "HEADLESS";
@@ -4653,7 +4986,7 @@ export interface paths {
         };
         put?: never;
         post?: never;
-        /** Delete a template */
+        /** Delete a template; 409 naming them while an unsent campaign or a workflow uses it */
         delete: {
             parameters: {
                 query?: never;
@@ -4693,10 +5026,19 @@ export interface paths {
                     "application/json": {
                         body?: string;
                         description?: string | null;
+                        /** @description the visual editor's own state, opaque */
+                        editorState?: unknown;
+                        /**
+                         * @description html (default), mjml or visual
+                         * @enum {string}
+                         */
+                        format?: "html" | "mjml" | "visual";
                         from?: string;
                         fromName?: string | null;
                         name?: string;
                         replyTo?: string | null;
+                        /** @description the text the author edits: MJML for mjml and visual; for html, the body itself */
+                        source?: string;
                         subject?: string;
                         /** @enum {string} */
                         type?: "TRANSACTIONAL" | "MARKETING" | "HEADLESS";
@@ -4711,9 +5053,13 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
+                            /** @description the HTML that is sent; for mjml and visual, rendered from source and read-only */
                             body: string;
                             createdAt: string;
                             description: string | null;
+                            editorState: unknown;
+                            /** @enum {string} */
+                            format: "html" | "mjml" | "visual";
                             from: string;
                             fromName: string | null;
                             /** Format: uuid */
@@ -4722,6 +5068,8 @@ export interface paths {
                             /** Format: uuid */
                             projectId: string;
                             replyTo: string | null;
+                            /** @description what the author edits (the HTML itself for html) */
+                            source: string;
                             subject: string;
                             /** @enum {string} */
                             type: "TRANSACTIONAL" | "MARKETING" | "HEADLESS";
@@ -4796,13 +5144,26 @@ export interface paths {
             requestBody: {
                 content: {
                     "application/json": {
+                        /** @description the HTML, for format html */
                         body?: string;
                         /**
                          * Format: uuid
                          * @description whose data renders it; none: no contact variables
                          */
                         contactId?: string | null;
+                        /**
+                         * @description html (default), mjml or visual
+                         * @enum {string}
+                         */
+                        format?: "html" | "mjml" | "visual";
+                        /** @description MJML for mjml and visual */
+                        source?: string;
                         subject?: string;
+                        /**
+                         * @description what the checks judge it as (MARKETING needs an unsubscribe link); default MARKETING, or the saved template's
+                         * @enum {string}
+                         */
+                        type?: "TRANSACTIONAL" | "MARKETING" | "HEADLESS";
                     };
                 };
             };
@@ -4814,11 +5175,21 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
+                            /** @description advice before sending: images without alt, links not http(s), HTML over 102 KB, no unsubscribe link, no text part */
+                            checks: {
+                                /** @enum {string} */
+                                code: "IMAGE_WITHOUT_ALT" | "LINK_NOT_HTTP" | "HTML_CLIPPED" | "NO_UNSUBSCRIBE_LINK" | "NO_TEXT_PART";
+                                message: string;
+                                /** @description which image, link or part */
+                                where: string;
+                            }[];
                             contact: {
                                 email: string;
                                 /** Format: uuid */
                                 id: string;
                             } | null;
+                            /** @description placeholders without a fallback that render empty for this contact */
+                            emptyPlaceholders: string[];
                             html: string;
                             subject: string;
                             text: string;
@@ -4855,6 +5226,11 @@ export interface paths {
             requestBody: {
                 content: {
                     "application/json": {
+                        /**
+                         * Format: uuid
+                         * @description whose data renders the copy, as in the preview; default: the contact with that address
+                         */
+                        contactId?: string;
                         email?: string;
                     };
                 };
@@ -4938,6 +5314,174 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/templates/{id}/versions": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The versions kept by saves that changed the content, newest first */
+        get: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    id: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            data: {
+                                createdAt: string;
+                                /** @description the user who saved it; null when an API key did */
+                                createdBy: {
+                                    email: string | null;
+                                    /** Format: uuid */
+                                    id: string;
+                                } | null;
+                                /** @enum {string} */
+                                format: "html" | "mjml" | "visual";
+                                subject: string;
+                                version: number;
+                            }[];
+                        };
+                    };
+                };
+            };
+        };
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/templates/{id}/versions/{version}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** One version: the subject and content then */
+        get: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    id: string;
+                    version: number;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            body: string;
+                            createdAt: string;
+                            /** @description the user who saved it; null when an API key did */
+                            createdBy: {
+                                email: string | null;
+                                /** Format: uuid */
+                                id: string;
+                            } | null;
+                            editorState: unknown;
+                            /** @enum {string} */
+                            format: "html" | "mjml" | "visual";
+                            /** @description what the author edits (the HTML itself for html) */
+                            source: string;
+                            subject: string;
+                            version: number;
+                        };
+                    };
+                };
+            };
+        };
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/templates/{id}/versions/{version}/restore": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Save a version's content again (kept as the newest version) */
+        post: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    id: string;
+                    version: number;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @description the HTML that is sent; for mjml and visual, rendered from source and read-only */
+                            body: string;
+                            createdAt: string;
+                            description: string | null;
+                            editorState: unknown;
+                            /** @enum {string} */
+                            format: "html" | "mjml" | "visual";
+                            from: string;
+                            fromName: string | null;
+                            /** Format: uuid */
+                            id: string;
+                            name: string;
+                            /** Format: uuid */
+                            projectId: string;
+                            replyTo: string | null;
+                            /** @description what the author edits (the HTML itself for html) */
+                            source: string;
+                            subject: string;
+                            /** @enum {string} */
+                            type: "TRANSACTIONAL" | "MARKETING" | "HEADLESS";
+                            updatedAt: string;
+                        };
+                    };
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/templates/preview": {
         parameters: {
             query?: never;
@@ -4958,13 +5502,26 @@ export interface paths {
             requestBody: {
                 content: {
                     "application/json": {
-                        body: string;
+                        /** @description the HTML, for format html */
+                        body?: string;
                         /**
                          * Format: uuid
                          * @description whose data renders it; none: no contact variables
                          */
                         contactId?: string | null;
+                        /**
+                         * @description html (default), mjml or visual
+                         * @enum {string}
+                         */
+                        format?: "html" | "mjml" | "visual";
+                        /** @description MJML for mjml and visual */
+                        source?: string;
                         subject: string;
+                        /**
+                         * @description what the checks judge it as (MARKETING needs an unsubscribe link); default MARKETING, or the saved template's
+                         * @enum {string}
+                         */
+                        type?: "TRANSACTIONAL" | "MARKETING" | "HEADLESS";
                     };
                 };
             };
@@ -4976,11 +5533,21 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
+                            /** @description advice before sending: images without alt, links not http(s), HTML over 102 KB, no unsubscribe link, no text part */
+                            checks: {
+                                /** @enum {string} */
+                                code: "IMAGE_WITHOUT_ALT" | "LINK_NOT_HTTP" | "HTML_CLIPPED" | "NO_UNSUBSCRIBE_LINK" | "NO_TEXT_PART";
+                                message: string;
+                                /** @description which image, link or part */
+                                where: string;
+                            }[];
                             contact: {
                                 email: string;
                                 /** Format: uuid */
                                 id: string;
                             } | null;
+                            /** @description placeholders without a fallback that render empty for this contact */
+                            emptyPlaceholders: string[];
                             html: string;
                             subject: string;
                             text: string;
@@ -4989,6 +5556,54 @@ export interface paths {
                 };
             };
         };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/templates/starters": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Responsive MJML starters offered on "New template" */
+        get: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            data: {
+                                description: string;
+                                /** @enum {string} */
+                                format: "mjml";
+                                id: string;
+                                name: string;
+                                source: string;
+                                subject: string;
+                                /** @enum {string} */
+                                type: "TRANSACTIONAL" | "MARKETING" | "HEADLESS";
+                            }[];
+                        };
+                    };
+                };
+            };
+        };
+        put?: never;
+        post?: never;
         delete?: never;
         options?: never;
         head?: never;
@@ -5164,6 +5779,53 @@ export interface paths {
         };
         put?: never;
         post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/users/@me/password": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Change my password (the current one is required); every other session of the account ends */
+        post: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": {
+                        currentPassword: string;
+                        newPassword: string;
+                    };
+                };
+            };
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            endedSessions: number;
+                            /** @enum {boolean} */
+                            success: true;
+                        };
+                    };
+                };
+            };
+        };
         delete?: never;
         options?: never;
         head?: never;
@@ -5351,6 +6013,145 @@ export interface paths {
                 };
             };
         };
+        trace?: never;
+    };
+    "/users/@me/projects/{id}/api-keys": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The project's named keys: name, scope, sender domains, last use (OWNER or ADMIN) */
+        get: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    id: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            data: {
+                                createdAt: string;
+                                /** Format: uuid */
+                                id: string;
+                                /** @description The first characters of the key, to tell keys apart */
+                                keyStart: string;
+                                /** @description Updated at most once a minute */
+                                lastUsedAt: string | null;
+                                name: string;
+                                /** @enum {string} */
+                                scope: "full" | "sending";
+                                senderDomains: string[];
+                            }[];
+                        };
+                    };
+                };
+            };
+        };
+        put?: never;
+        /** Create a named secret key with a scope; the key is shown in this answer only (OWNER or ADMIN) */
+        post: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    id: string;
+                };
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": {
+                        /** @description What the key is for, e.g. "Billing service" */
+                        name: string;
+                        /**
+                         * @description `sending`: POST /v1/send, /v1/track, /v1/verify and SMTP submission only; `full`: every key-authenticated endpoint
+                         * @enum {string}
+                         */
+                        scope: "full" | "sending";
+                        /** @description When given, the key may send only from these domains (and their subdomains); omitted or empty: any verified domain of the project */
+                        senderDomains?: string[];
+                    };
+                };
+            };
+            responses: {
+                /** @description Default Response */
+                201: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            createdAt: string;
+                            /** Format: uuid */
+                            id: string;
+                            /** @description The secret key: shown in this answer only, never again */
+                            key: string;
+                            /** @description The first characters of the key, to tell keys apart */
+                            keyStart: string;
+                            /** @description Updated at most once a minute */
+                            lastUsedAt: string | null;
+                            name: string;
+                            /** @enum {string} */
+                            scope: "full" | "sending";
+                            senderDomains: string[];
+                        };
+                    };
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/users/@me/projects/{id}/api-keys/{keyId}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        /** Revoke a named key: it stops working at once, on every process (OWNER or ADMIN) */
+        delete: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    id: string;
+                    keyId: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content?: never;
+                };
+            };
+        };
+        options?: never;
+        head?: never;
+        patch?: never;
         trace?: never;
     };
     "/users/@me/projects/{id}/billing-consumption": {
@@ -5776,6 +6577,117 @@ export interface paths {
         put?: never;
         post?: never;
         delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/users/@me/sessions": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** My live sessions: device, address, last seen */
+        get: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            data: {
+                                createdAt: string;
+                                /** @description The session this request came with */
+                                current: boolean;
+                                /** @description Browser and system, read from the User-Agent */
+                                device: string;
+                                /** Format: uuid */
+                                id: string;
+                                /** @description The address the session was last seen from */
+                                ip: string;
+                                /** @description Updated at most once a minute */
+                                lastSeenAt: string;
+                                userAgent: string;
+                            }[];
+                        };
+                    };
+                };
+            };
+        };
+        put?: never;
+        post?: never;
+        /** Sign out everywhere else: ends every session but this one */
+        delete: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            ended: number;
+                            /** @enum {boolean} */
+                            success: true;
+                        };
+                    };
+                };
+            };
+        };
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/users/@me/sessions/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        /** Sign one session out, at once on every process */
+        delete: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    id: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content?: never;
+                };
+            };
+        };
         options?: never;
         head?: never;
         patch?: never;
@@ -6521,6 +7433,8 @@ export interface paths {
                                 /** @enum {string} */
                                 triggerType: "EVENT" | "MANUAL";
                                 updatedAt: string;
+                                /** @description the newest version: each change of an enabled workflow's steps or transitions makes one (docs/workflow-versions.md) */
+                                version: number;
                             }[];
                         };
                     };
@@ -6587,6 +7501,8 @@ export interface paths {
                             /** @enum {string} */
                             triggerType: "EVENT" | "MANUAL";
                             updatedAt: string;
+                            /** @description the newest version: each change of an enabled workflow's steps or transitions makes one (docs/workflow-versions.md) */
+                            version: number;
                         };
                     };
                 };
@@ -6657,6 +7573,8 @@ export interface paths {
                             /** @enum {string} */
                             triggerType: "EVENT" | "MANUAL";
                             updatedAt: string;
+                            /** @description the newest version: each change of an enabled workflow's steps or transitions makes one (docs/workflow-versions.md) */
+                            version: number;
                         };
                     };
                 };
@@ -6755,6 +7673,8 @@ export interface paths {
                             /** @enum {string} */
                             triggerType: "EVENT" | "MANUAL";
                             updatedAt: string;
+                            /** @description the newest version: each change of an enabled workflow's steps or transitions makes one (docs/workflow-versions.md) */
+                            version: number;
                         };
                     };
                 };
@@ -6813,6 +7733,8 @@ export interface paths {
                                 updatedAt: string;
                                 /** Format: uuid */
                                 workflowId: string;
+                                /** @description the workflow version the execution started on and runs to its end on */
+                                workflowVersion: number;
                             }[];
                             hasMore: boolean;
                             total: number;
@@ -6869,6 +7791,8 @@ export interface paths {
                             updatedAt: string;
                             /** Format: uuid */
                             workflowId: string;
+                            /** @description the workflow version the execution started on and runs to its end on */
+                            workflowVersion: number;
                         };
                     };
                 };
@@ -6936,6 +7860,8 @@ export interface paths {
                             updatedAt: string;
                             /** Format: uuid */
                             workflowId: string;
+                            /** @description the workflow version the execution started on and runs to its end on */
+                            workflowVersion: number;
                         };
                     };
                 };
@@ -6981,6 +7907,8 @@ export interface paths {
                             updatedAt: string;
                             /** Format: uuid */
                             workflowId: string;
+                            /** @description the workflow version the execution started on and runs to its end on */
+                            workflowVersion: number;
                         };
                     };
                 };
@@ -7031,6 +7959,71 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/workflows/{id}/simulate": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Dry run: the path a new execution for a contact would take now, with nothing sent or written */
+        post: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    id: string;
+                };
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": {
+                        /** Format: uuid */
+                        contactId: string;
+                        /** @description the triggering event; a WAIT_FOR_EVENT for its name follows its event branch */
+                        event?: {
+                            data?: {
+                                [key: string]: unknown;
+                            };
+                            name: string;
+                        };
+                    };
+                };
+            };
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            path: {
+                                /** @description why, in words */
+                                detail: string;
+                                /** @description the edge taken: 'next', 'yes', 'no', 'event', 'timeout'; or 'exit', 'wait', 'fail', 'end' */
+                                outcome: string;
+                                /** Format: uuid */
+                                stepId: string;
+                                type: string;
+                            }[];
+                            /** @enum {string} */
+                            result: "COMPLETED" | "EXITED" | "WAITING" | "FAILED";
+                            version: number;
+                        };
+                    };
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/workflows/{id}/steps": {
         parameters: {
             query?: never;
@@ -7053,9 +8046,20 @@ export interface paths {
             requestBody: {
                 content: {
                     "application/json": {
+                        /** @description a step to connect the new step after */
+                        after?: {
+                            branch?: string | null;
+                            /** Format: uuid */
+                            stepId: string;
+                        };
                         config?: {
                             [key: string]: unknown;
                         };
+                        /**
+                         * Format: uuid
+                         * @description a transition to insert the step into: from → step (keeping the branch) → to
+                         */
+                        insertOn?: string;
                         name?: string | null;
                         /** @enum {string} */
                         type: "SEND_EMAIL" | "DELAY" | "WAIT_FOR_EVENT" | "CONDITION" | "WEBHOOK" | "UPDATE_CONTACT" | "EXIT";
@@ -7268,6 +8272,152 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/workflows/{id}/versions": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Versions of the graph, newest first, with what changed and the executions on each */
+        get: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    id: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            data: {
+                                /** @description what changed since the version before, in words */
+                                changes: string[];
+                                createdAt: string;
+                                /** @description a dashboard user's email, or 'API key' */
+                                createdBy: string | null;
+                                executions: {
+                                    running: number;
+                                    waiting: number;
+                                };
+                                steps: {
+                                    config: {
+                                        [key: string]: unknown;
+                                    };
+                                    createdAt: string;
+                                    /** Format: uuid */
+                                    id: string;
+                                    name: string | null;
+                                    /** @enum {string} */
+                                    type: "TRIGGER" | "SEND_EMAIL" | "DELAY" | "WAIT_FOR_EVENT" | "CONDITION" | "WEBHOOK" | "UPDATE_CONTACT" | "EXIT";
+                                }[];
+                                transitions: {
+                                    branch: string | null;
+                                    /** Format: uuid */
+                                    fromStepId: string;
+                                    /** Format: uuid */
+                                    id: string;
+                                    /** Format: uuid */
+                                    toStepId: string;
+                                }[];
+                                version: number;
+                            }[];
+                        };
+                    };
+                };
+            };
+        };
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/workflows/{id}/versions/{version}/restore": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Make an older version's graph the newest version */
+        post: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    id: string;
+                    version: number;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            allowReentry: boolean;
+                            createdAt: string;
+                            description: string | null;
+                            enabled: boolean;
+                            /** Format: uuid */
+                            id: string;
+                            name: string;
+                            steps: {
+                                config: {
+                                    [key: string]: unknown;
+                                };
+                                createdAt: string;
+                                /** Format: uuid */
+                                id: string;
+                                name: string | null;
+                                /** @enum {string} */
+                                type: "TRIGGER" | "SEND_EMAIL" | "DELAY" | "WAIT_FOR_EVENT" | "CONDITION" | "WEBHOOK" | "UPDATE_CONTACT" | "EXIT";
+                            }[];
+                            transitions: {
+                                branch: string | null;
+                                /** Format: uuid */
+                                fromStepId: string;
+                                /** Format: uuid */
+                                id: string;
+                                /** Format: uuid */
+                                toStepId: string;
+                            }[];
+                            triggerConfig: {
+                                eventName?: string;
+                            };
+                            /** @enum {string} */
+                            triggerType: "EVENT" | "MANUAL";
+                            updatedAt: string;
+                            /** @description the newest version: each change of an enabled workflow's steps or transitions makes one (docs/workflow-versions.md) */
+                            version: number;
+                        };
+                    };
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/workflows/fields": {
         parameters: {
             query?: never;
@@ -7302,6 +8452,53 @@ export interface paths {
                                 /** @enum {string} */
                                 source: "contact" | "data" | "event" | "context";
                                 type: string;
+                            }[];
+                        };
+                    };
+                };
+            };
+        };
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/workflows/stats": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Per workflow: executions running and waiting now, and finished among those started in the last 7 days */
+        get: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            data: {
+                                /** @description of the executions started in the last 7 days */
+                                completed: number;
+                                exited: number;
+                                failed: number;
+                                running: number;
+                                waiting: number;
+                                /** Format: uuid */
+                                workflowId: string;
                             }[];
                         };
                     };
