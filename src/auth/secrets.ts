@@ -93,14 +93,16 @@ const purposeOf = (table: string, column: string) => (table === 'webhook_endpoin
  */
 export async function resealSecrets(db: Queryable): Promise<Record<string, number>> {
   const keyId = currentSecretsKeyId();
-  const sealedNow = `${PREFIX}${keyId}:%`;
+  // Stale: in clear, or sealed by a configured key other than the current one. A value sealed by a
+  // key this process does not have is left alone (its use fails, naming the key), never a crash here.
+  const olderKeys = [...ring.keys()].filter((id) => id !== keyId).map((id) => `${PREFIX}${id}:%`);
   const counts: Record<string, number> = {};
   for (const { table, keys, columns } of SECRET_COLUMNS) {
     let count = 0;
     // Names come from the fixed list above, never from input.
-    const stale = columns.map((column) => `(${column} IS NOT NULL AND ${column} NOT LIKE $1)`).join(' OR ');
+    const stale = columns.map((column) => `(${column} IS NOT NULL AND (${column} NOT LIKE 'enc:%' OR ${column} LIKE ANY($1::text[])))`).join(' OR ');
     for (;;) {
-      const rows = await db.query<Record<string, string | null>>(`SELECT ${[...keys, ...columns].join(', ')} FROM ${table} WHERE ${stale} LIMIT 500`, [sealedNow]);
+      const rows = await db.query<Record<string, string | null>>(`SELECT ${[...keys, ...columns].join(', ')} FROM ${table} WHERE ${stale} LIMIT 500`, [olderKeys]);
       if (rows.length === 0) break;
       for (const row of rows) {
         const sets = columns.map((column, i) => `${column} = $${i + 1}`).join(', ');
@@ -108,7 +110,8 @@ export async function resealSecrets(db: Queryable): Promise<Record<string, numbe
         const resealed = columns.map((column) => {
           const value = row[column] ?? null;
           const purpose = purposeOf(table, column);
-          return value === null || value.startsWith(`${PREFIX}${keyId}:`) ? value : sealSecret(openSecret(value, purpose), purpose);
+          const known = !isSealed(value ?? '') || ring.has(value!.slice(PREFIX.length, PREFIX.length + 8));
+          return value === null || value.startsWith(`${PREFIX}${keyId}:`) || !known ? value : sealSecret(openSecret(value, purpose), purpose);
         });
         await db.query(`UPDATE ${table} SET ${sets} WHERE ${where}`, [...resealed, ...keys.map((key) => row[key]), ...columns.map((column) => row[column] ?? null)]);
         count++;

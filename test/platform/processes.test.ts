@@ -1,4 +1,5 @@
 import assert from 'node:assert/strict';
+import { randomBytes } from 'node:crypto';
 import { request as httpRequest } from 'node:http';
 import { describe, test } from 'node:test';
 import { createProject, uniqueEmail } from '../kit/accounts.ts';
@@ -60,8 +61,9 @@ if (TEST_DATABASE_URL) {
     test('a job queued by ROLE=api waits until a ROLE=worker process runs it; the worker serves only health', async () => {
       const database = await createTestDatabase();
       const shared = { DATABASE_URL: database.url };
-      const apiEnv = await prepareEnvironment({ ...shared, ROLE: 'api' });
-      const workerEnv = await prepareEnvironment({ ...shared, ROLE: 'worker', SESSION_SECRET: apiEnv.env.SESSION_SECRET! });
+      // Processes of one deployment share SESSION_SECRET and SECRETS_KEY (docs/security.md).
+      const apiEnv = await prepareEnvironment({ ...shared, ROLE: 'api', SECRETS_KEY: randomBytes(32).toString('hex') });
+      const workerEnv = await prepareEnvironment({ ...shared, ROLE: 'worker', SESSION_SECRET: apiEnv.env.SESSION_SECRET!, SECRETS_KEY: apiEnv.env.SECRETS_KEY! });
       const api = await spawnServer(apiEnv.env);
       let worker: SpawnedServer | undefined;
       try {

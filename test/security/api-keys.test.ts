@@ -4,7 +4,7 @@ import { createAccount, createProject, type TestProject } from '../kit/accounts.
 import type { DnsServer } from '../kit/dns.ts';
 import { uniqueDomain, verifiedDomain } from '../kit/domains.ts';
 import { client } from '../kit/http.ts';
-import { type SpawnedServer, spawnServer, startTestServerWithDns, TEST_DATABASE_URL, type TestServer } from '../kit/server.ts';
+import { startTestServer, startTestServerWithDns, TEST_DATABASE_URL, type TestServer } from '../kit/server.ts';
 
 const message = (from: string) => ({
   from: { name: 'Bäckerei Sonnenschein', email: from },
@@ -19,21 +19,22 @@ describe('named API keys: a sending scope, sender domains, last use and revocati
   let project: TestProject;
   let shop: string;
   let news: string;
-  // On PostgreSQL a second OS process on the same database: a revoked key must fail there at once.
-  let other: SpawnedServer | undefined;
+  // On PostgreSQL a second server on the same database (its own pools and key resolver): a revoked
+  // key must fail there at once. (test/security/sessions.test.ts runs a second OS process.)
+  let other: TestServer | undefined;
   const otherUrl = () => other?.url ?? server.url;
   const keysPath = () => `/users/@me/projects/${project.id}/api-keys`;
   const owner = () => client(server.url, { cookie: project.owner.cookie });
 
   before(async () => {
     ({ server, dns } = await startTestServerWithDns());
-    if (TEST_DATABASE_URL) other = await spawnServer({ ...server.env });
+    if (TEST_DATABASE_URL) other = await startTestServer({ DATABASE_URL: server.env.DATABASE_URL!, SESSION_SECRET: server.env.SESSION_SECRET! });
     project = await createProject(server.url);
     shop = (await verifiedDomain(project, dns, uniqueDomain('shop'))).domain;
     news = (await verifiedDomain(project, dns, uniqueDomain('news'))).domain;
   });
   after(async () => {
-    await other?.stop();
+    await other?.close();
     await server.close();
   });
 
