@@ -2,7 +2,7 @@ import type { Scenario } from '../scenario.ts';
 import { analyticsTimeseries } from './analytics-timeseries.ts';
 import { authRejected } from './auth-rejected.ts';
 import { authWhoami } from './auth-whoami.ts';
-import { campaignSend } from './campaign-send.ts';
+import { campaignSend, campaignSendMjml } from './campaign-send.ts';
 import { contactsImport } from './contacts-import.ts';
 import { contactsDeepPage, contactsFirstPage } from './contacts-list.ts';
 import { helloWorld } from './hello-world.ts';
@@ -29,6 +29,7 @@ export const SCENARIOS: Scenario[] = [
   nodemailerAlone,
   deliveryRate,
   campaignSend,
+  campaignSendMjml,
   workflowRun,
   webhookDelivery,
   analyticsTimeseries,

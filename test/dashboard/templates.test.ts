@@ -87,12 +87,10 @@ describe('Dashboard: templates', () => {
       await page.getByRole('combobox', { name: 'Type' }).selectOption('TRANSACTIONAL');
       await setBody(page, BODY);
 
-      // Without a contact the fallbacks render; with one, the contact's data.
-      await page.waitForFunction(() => (globalThis as any).document.querySelector('[data-testid="preview-subject"]')?.textContent === 'Ваш заказ  в пути, friend');
-      const picker = page.getByRole('combobox', { name: 'Preview as contact' });
-      await picker.fill('ksenia');
-      await page.getByRole('option', { name: 'ksenia@fjord.example' }).click();
+      // A sample contact is chosen by default: its data fills the placeholders; another can be picked.
       await page.waitForFunction(() => (globalThis as any).document.querySelector('[data-testid="preview-subject"]')?.textContent === 'Ваш заказ A-1042 в пути, Ксения');
+      const picker = page.getByRole('combobox', { name: 'Preview as contact' });
+      assert.equal(await picker.inputValue(), 'ksenia@fjord.example');
       const shown = await previewText(page, /Thank you, Ксения!/);
       assert.match(shown, /reach Kyōto within two working days/);
       assert.equal(await countInPreview(page, 'h1', 'Thank you, Ксения!'), 1);
@@ -161,8 +159,60 @@ describe('Dashboard: templates', () => {
       await page.getByRole('button', { name: 'Duplicate' }).click();
       await page.getByRole('heading', { name: 'Order shipped (copy)' }).waitFor();
       await checkPhoneWidth(ui.browser, server.url, page, page.url().replace(server.url, ''), 'template-editor', (p) =>
-        p.getByTestId('preview-subject').getByText('Ваш заказ  в пути, friend').waitFor(),
+        p.getByTestId('preview-subject').getByText('Ваш заказ A-1042 в пути, Ксения').waitFor(),
       );
+    } finally {
+      await page.context().close();
+    }
+  });
+
+  test('start from the newsletter starter in MJML, see an MJML error at its line, restore an older version', async () => {
+    const project = await createProject(server.url);
+    const domain = await verifiedDomain(project, dns);
+    const contact = await project.api.post('/contacts', { email: 'lena@fjord.example', data: { firstName: 'Лена' } });
+    assert.equal(contact.status, 201, contact.text);
+    const page = await pageAs(ui.browser, server.url, project.owner);
+    try {
+      // Step 1: a starter fills the new template; the preview shows the sample contact's name.
+      await page.goto(`/p/${project.id}/templates/new`);
+      await page.getByRole('heading', { name: 'New template' }).waitFor();
+      await page.getByRole('combobox', { name: 'Start from' }).click();
+      await page.getByRole('option', { name: /^Newsletter:/ }).click();
+      await page.getByRole('textbox', { name: 'From address' }).fill(`news@${domain.domain}`);
+      await previewText(page, /Hi Лена, this month we rebuilt the importer/);
+      await page.getByRole('button', { name: 'Create template' }).click();
+      await page.getByText('All changes saved').waitFor();
+      await page.waitForURL(/\/templates\/[0-9a-f-]{36}$/);
+      const templateId = page.url().split('/').pop()!;
+      const saved = await project.api.get(`/templates/${templateId}`);
+      assert.equal(saved.body.format, 'mjml');
+      assert.equal(saved.body.name, 'Newsletter');
+
+      // Step 2: an unknown MJML element is marked at its line (line 4), and the preview says it is stale.
+      const broken = ['<mjml>', '  <mj-body>', '    <mj-section><mj-column>', '      <mj-buton href="https://example.com">Read</mj-buton>', '    </mj-column></mj-section>', '  </mj-body>', '</mjml>'].join('\n');
+      await setBody(page, broken);
+      const error = page.getByRole('alert', { name: 'Syntax error in the body' });
+      await error.waitFor();
+      assert.match(await error.innerText(), /line 4\b/);
+      const marked = page.locator('.cm-line', { has: page.locator('.cm-lintRange-error') });
+      await marked.waitFor();
+      assert.match(await marked.innerText(), /<mj-buton/);
+      await assertAccessible(page, 'MJML template with an error');
+
+      // Step 3: the unsaved error is left; a second save changes the subject; version 1 is restored.
+      await page.goto(`/p/${project.id}/templates/${templateId}`);
+      await page.getByRole('heading', { name: 'Newsletter' }).waitFor();
+      await page.getByRole('textbox', { name: 'Subject' }).fill('A quieter subject');
+      await page.getByRole('button', { name: 'Save template' }).click();
+      await page.getByText('All changes saved').waitFor();
+      const history = page.getByRole('table', { name: 'Versions' });
+      await history.getByText('A quieter subject').waitFor();
+      await page.getByRole('button', { name: 'Restore version 1' }).click();
+      await history.locator('tbody tr').nth(2).waitFor();
+      await page.waitForFunction(() => (globalThis as any).document.querySelector('[data-testid="preview-subject"]')?.textContent?.startsWith('Acme monthly'));
+      assert.match((await project.api.get(`/templates/${templateId}`)).body.subject, /^\{\{ data.company/);
+      await assertAccessible(page, 'template history');
+      await screenshot(page, 'template-mjml-editor');
     } finally {
       await page.context().close();
     }

@@ -39,15 +39,13 @@ export function HistoryPanel({ templateId, onRestored }: { templateId: string; o
       {versions.isPending && <Loading rows={2} label="Loading the history" />}
       {versions.isError && <LoadError error={versions.error} what="the history" retry={() => versions.refetch()} />}
       {versions.data && (
+        <Table.ScrollContainer minWidth={300}>
         <Table aria-label="Versions" verticalSpacing={4} fz="sm">
           <Table.Thead>
             <Table.Tr>
               <Table.Th>Version</Table.Th>
               <Table.Th>Saved</Table.Th>
-              <Table.Th>Subject</Table.Th>
-              <Table.Th>
-                <span className="mantine-visually-hidden">Action</span>
-              </Table.Th>
+              <Table.Th aria-label="Action" />
             </Table.Tr>
           </Table.Thead>
           <Table.Tbody>
@@ -58,11 +56,13 @@ export function HistoryPanel({ templateId, onRestored }: { templateId: string; o
                 </Table.Td>
                 <Table.Td>
                   {when(v.createdAt)}
-                  <Text size="xs" c="dimmed">
+                  <Text size="xs" c="dimmed" style={{ wordBreak: 'break-word' }}>
                     {v.createdBy?.email ?? 'API key'}
                   </Text>
+                  <Text size="xs" lineClamp={2} style={{ wordBreak: 'break-word' }}>
+                    {v.subject}
+                  </Text>
                 </Table.Td>
-                <Table.Td style={{ wordBreak: 'break-word' }}>{v.subject}</Table.Td>
                 <Table.Td>
                   {v.version === newest ? (
                     <Text size="xs" c="dimmed">
@@ -78,6 +78,7 @@ export function HistoryPanel({ templateId, onRestored }: { templateId: string; o
             ))}
           </Table.Tbody>
         </Table>
+        </Table.ScrollContainer>
       )}
       {restore.isError && <ErrorMessage error={restore.error} />}
     </Stack>

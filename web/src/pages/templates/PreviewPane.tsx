@@ -71,7 +71,7 @@ export function PreviewPane({ contact, onContactChange, rendered, pending, probl
   return (
     <Stack gap="sm" component="section" aria-label="Preview">
       <ContactPicker value={contact} onChange={onContactChange} />
-      <Group justify="space-between" gap="xs">
+      <Group justify="space-between" gap="xs" wrap="wrap">
         <SegmentedControl
           aria-label="Preview part"
           size="xs"

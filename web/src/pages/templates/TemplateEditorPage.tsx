@@ -76,6 +76,7 @@ function Editor({ template, contact, setContact }: EditorProps) {
     onSuccess: async (result, input) => {
       queryClient.setQueryData(templateKeys.one(project.id, result.id), result);
       await queryClient.invalidateQueries({ queryKey: [...templateKeys.all(project.id), 'list'] });
+      await queryClient.invalidateQueries({ queryKey: templateKeys.versions(project.id, result.id) });
       setSaved(input);
       if (!template) navigate(projectPath(project.id, 'templates', result.id), { replace: true });
     },

@@ -41,7 +41,7 @@ export function TemplateFields({ draft, set, error, subjectSyntax }: Props) {
       </SimpleGrid>
       <TextInput
         label="Subject"
-        description="Liquid placeholders work here too, e.g. {{ first_name ?? &quot;there&quot; }}."
+        description="Liquid placeholders work here too, e.g. {{ data.firstName ?? &quot;there&quot; }}."
         required
         value={draft.subject}
         onChange={(e) => set('subject', e.currentTarget.value)}
