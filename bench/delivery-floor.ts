@@ -40,9 +40,14 @@ async function perMessage(work: () => Promise<unknown>): Promise<number> {
 }
 
 async function main() {
-  const { privateKey } = generateKeyPairSync('rsa', { modulusLength: 2048, privateKeyEncoding: { type: 'pkcs8', format: 'pem' }, publicKeyEncoding: { type: 'spki', format: 'pem' } });
+  const { privateKey } = generateKeyPairSync('rsa', {
+    modulusLength: 2048,
+    privateKeyEncoding: { type: 'pkcs8', format: 'pem' },
+    publicKeyEncoding: { type: 'spki', format: 'pem' },
+  });
   const key = { domainName: 'example.com', selector: 'mr', privateKey };
-  const html = '<p>Hello <a href="https://example.com/r/0123456789abcdef/0123456789abcdef">there</a></p><img src="https://example.com/o/0123456789abcdef" width="1" height="1" alt="">';
+  const html =
+    '<p>Hello <a href="https://example.com/r/0123456789abcdef/0123456789abcdef">there</a></p><img src="https://example.com/o/0123456789abcdef" width="1" height="1" alt="">';
   const input = (i: number): MessageInput => ({
     messageId: `<${i}@example.com>`,
     from: { address: 'bench@example.com', name: null },

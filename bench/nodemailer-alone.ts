@@ -5,11 +5,15 @@
 // `npx tsx bench/nodemailer-alone.ts <port> <messages>`
 import { generateKeyPairSync } from 'node:crypto';
 import nodemailer from 'nodemailer';
-import { htmlToText } from '../src/rendering/render.ts';
 import { SMTP_CONNECTIONS } from '../src/delivery/transport.ts';
+import { htmlToText } from '../src/rendering/render.ts';
 
 const [port, count] = process.argv.slice(2).map(Number) as [number, number];
-const { privateKey } = generateKeyPairSync('rsa', { modulusLength: 2048, privateKeyEncoding: { type: 'pkcs8', format: 'pem' }, publicKeyEncoding: { type: 'spki', format: 'pem' } });
+const { privateKey } = generateKeyPairSync('rsa', {
+  modulusLength: 2048,
+  privateKeyEncoding: { type: 'pkcs8', format: 'pem' },
+  publicKeyEncoding: { type: 'spki', format: 'pem' },
+});
 // The same pool size as Mailroom's transport; nodemailer's own socket and DKIM signer.
 const transport = nodemailer.createTransport({
   host: '127.0.0.1',

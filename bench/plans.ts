@@ -62,12 +62,24 @@ function literal(value: unknown): string {
 export async function hotStatementPlans(db: Db, projectId: string, citus: boolean): Promise<Plan[]> {
   const plans: Plan[] = [];
   const email = `plan-${randomUUID()}@bench.test`;
-  await upsertContactByEmail(explaining(db, 'POST /contacts: contact upsert', plans, citus), projectId, { email, subscribed: null, subscribedWhenNew: true, data: { set: { plan: 'pro' }, unset: [] } } as never);
-  await insertEvents(explaining(db, 'track: event insert', plans, citus), projectId, [{ id: randomUUID(), contactId: randomUUID(), name: 'page-viewed', data: { plan: 'pro' }, emailId: null }]);
+  await upsertContactByEmail(explaining(db, 'POST /contacts: contact upsert', plans, citus), projectId, {
+    email,
+    subscribed: null,
+    subscribedWhenNew: true,
+    data: { set: { plan: 'pro' }, unset: [] },
+  } as never);
+  await insertEvents(explaining(db, 'track: event insert', plans, citus), projectId, [
+    { id: randomUUID(), contactId: randomUUID(), name: 'page-viewed', data: { plan: 'pro' }, emailId: null },
+  ]);
   // /v1/send's recipients as its group commit upserts them, and /v1/track's contacts on Citus
   // (one project per statement there).
   const recipients = [{ projectId, email, set: { plan: 'pro' } }];
-  await upsertContactsByEmail(explaining(db, 'send, and track on Citus: contacts upsert', plans, citus), recipients, { subscribed: null, subscribedWhenNew: false, unset: [] }, { oneProject: citus });
+  await upsertContactsByEmail(
+    explaining(db, 'send, and track on Citus: contacts upsert', plans, citus),
+    recipients,
+    { subscribed: null, subscribedWhenNew: false, unset: [] },
+    { oneProject: citus },
+  );
   await insertEmails(explaining(db, 'send: record insert', plans, citus), projectId, [
     {
       id: randomUUID(),

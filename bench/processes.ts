@@ -116,7 +116,7 @@ async function createDatabase(serverUrl: string): Promise<{ url: string; drop: (
  * fresh database on BENCH_DATABASE_URL (for `citus`, on BENCH_CITUS_URL's coordinator and its
  * workers, with DATABASE_DISTRIBUTION=citus). The rate limit is lifted so it measures cost, not the cap.
  * `workerProcess` adds a second process with ROLE=worker on the same database (the split
- * deployment of design.md); the first then runs whatever ROLE `extraEnv` gives it.
+ * deployment of docs/architecture.md); the first then runs whatever ROLE `extraEnv` gives it.
  */
 export async function startMailroom(db: DatabaseLabel, extraEnv: Record<string, string> = {}, workerProcess = false): Promise<ChildServer> {
   const dataDir = mkdtempSync(join(tmpdir(), 'mailroom-bench-'));

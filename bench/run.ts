@@ -6,9 +6,9 @@ import { createProject } from '../test/kit/accounts.ts';
 import { startSmtpSink } from '../test/kit/smtp.ts';
 import { type LoadSettings, measureHttp } from './measure.ts';
 import { type ChildServer, startHelloWorld, startMailroom } from './processes.ts';
+import { savePlans } from './save-plans.ts';
 import type { BenchContext, DatabaseLabel, Measurement, Scenario } from './scenario.ts';
 import { SCENARIOS } from './scenarios/index.ts';
-import { savePlans } from './save-plans.ts';
 
 const USAGE = `npm run bench -- [--only <name>[,<name>…]] [--duration <s>=10] [--connections <n>=64] [--warmup <s>=2] [--db embedded|postgres|citus]
 Scenarios: ${SCENARIOS.map((s) => s.name).join(', ')}
@@ -47,7 +47,10 @@ const settings: LoadSettings = {
   warmupSeconds: positive('warmup', flags.warmup!, true),
 };
 
-const only = flags.only?.flatMap((o) => o.split(',')).map((o) => o.trim()).filter(Boolean);
+const only = flags.only
+  ?.flatMap((o) => o.split(','))
+  .map((o) => o.trim())
+  .filter(Boolean);
 const unknown = only?.filter((name) => !SCENARIOS.some((s) => s.name === name)) ?? [];
 if (unknown.length) {
   console.error(`Unknown scenario(s): ${unknown.join(', ')}\n${USAGE}`);
@@ -55,11 +58,7 @@ if (unknown.length) {
 }
 const selected = SCENARIOS.filter((s) => !s.baseline && (!only || only.includes(s.name)));
 
-const available: DatabaseLabel[] = [
-  'embedded',
-  ...(process.env.BENCH_DATABASE_URL ? (['postgres'] as const) : []),
-  ...(process.env.BENCH_CITUS_URL ? (['citus'] as const) : []),
-];
+const available: DatabaseLabel[] = ['embedded', ...(process.env.BENCH_DATABASE_URL ? (['postgres'] as const) : []), ...(process.env.BENCH_CITUS_URL ? (['citus'] as const) : [])];
 const databases = (flags.db ?? available) as DatabaseLabel[];
 for (const db of databases) {
   if (!available.includes(db)) {
@@ -122,9 +121,7 @@ async function main(): Promise<number> {
   const baseline = SCENARIOS.find((s) => s.baseline);
   if (!baseline?.http) throw new Error('the scenario list needs the hello-world baseline');
   progress(`${baseline.name}: ${settings.connections} connections, ${settings.warmupSeconds} s warm-up, ${settings.durationSeconds} s`);
-  const base = await withServer(startHelloWorld(), (server) =>
-    measureHttp(server.url, baseline.http!({} as BenchContext, undefined), settings),
-  );
+  const base = await withServer(startHelloWorld(), (server) => measureHttp(server.url, baseline.http!({} as BenchContext, undefined), settings));
   printLine(baseline.name, 'none', base, base.reqPerSec);
 
   for (const db of databases) {

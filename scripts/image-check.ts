@@ -23,7 +23,10 @@ const healthcheck = JSON.parse(process.env.IMAGE_HEALTHCHECK ?? '[]') as string[
 function idsOf(spec: string): { uid: number; gid: number } {
   const [name, group] = spec.split(':');
   if (/^\d+$/.test(name!)) return { uid: Number(name), gid: Number(group ?? name) };
-  const entry = readFileSync(join(root, 'etc/passwd'), 'utf8').split('\n').map((line) => line.split(':')).find((fields) => fields[0] === name);
+  const entry = readFileSync(join(root, 'etc/passwd'), 'utf8')
+    .split('\n')
+    .map((line) => line.split(':'))
+    .find((fields) => fields[0] === name);
   assert.ok(entry, `user ${name} is not in the image's /etc/passwd`);
   return { uid: Number(entry[2]), gid: Number(entry[3]) };
 }

@@ -13,6 +13,8 @@ function findTests(dir) {
 }
 
 const filter = process.argv.slice(2);
-const files = findTests('test').filter((file) => filter.length === 0 || filter.some((f) => file.includes(f))).sort();
+const files = findTests('test')
+  .filter((file) => filter.length === 0 || filter.some((f) => file.includes(f)))
+  .sort();
 const result = spawnSync(process.execPath, ['--import', 'tsx', '--test', '--test-reporter=spec', '--test-concurrency=2', ...files], { stdio: 'inherit' });
 process.exit(result.status ?? 1);

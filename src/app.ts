@@ -4,18 +4,18 @@ import swagger from '@fastify/swagger';
 import swaggerUi from '@fastify/swagger-ui';
 import Fastify, { type FastifyInstance } from 'fastify';
 import { jsonSchemaTransform, jsonSchemaTransformObject, serializerCompiler, type ZodTypeProvider } from 'fastify-type-provider-zod';
+import { MAX_DEPTH, MAX_FILTERS, MAX_VALUE_LENGTH } from './conditions/validate.ts';
 import { requestScope } from './db/db.ts';
 import type { Deps } from './deps.ts';
 import { authPlugin } from './http/auth.ts';
 import { clientErrorHandler, errorHandler, frameworkErrorHandler, notFoundHandler } from './http/error-handler.ts';
 import { idempotencyPlugin } from './http/idempotency.ts';
 import { installInputBoundary, MAX_JSON_DEPTH, MAX_PARAMETER_LENGTH, MAX_REPORTED_ISSUES } from './http/input.ts';
-import { MAX_DEPTH, MAX_FILTERS, MAX_VALUE_LENGTH } from './conditions/validate.ts';
-import { registerSecurityHeaders } from './http/security-headers.ts';
 import { rateLimitPlugin } from './http/rate-limit.ts';
+import { registerSecurityHeaders } from './http/security-headers.ts';
 import { zodValidatorCompiler } from './http/validation.ts';
-import { CAPABILITIES } from './modules.ts';
 import { httpMetrics, metricsRoutes } from './metrics/metrics.routes.ts';
+import { CAPABILITIES } from './modules.ts';
 import { opsRoutes } from './ops/ops.routes.ts';
 
 /**

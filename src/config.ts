@@ -4,13 +4,11 @@ import { isIP } from 'node:net';
 import { join, resolve } from 'node:path';
 import { z } from 'zod';
 
-/** Roles a process can take (contract §1). `all` runs the API and the worker in one process. */
+/** Roles a process can take (docs/architecture.md). `all` runs the API and the worker in one process. */
 export const ROLES = ['all', 'api', 'worker'] as const;
 export type Role = (typeof ROLES)[number];
 
-const booleanString = z
-  .enum(['true', 'false', '1', '0', 'yes', 'no'])
-  .transform((value) => value === 'true' || value === '1' || value === 'yes');
+const booleanString = z.enum(['true', 'false', '1', '0', 'yes', 'no']).transform((value) => value === 'true' || value === '1' || value === 'yes');
 
 const nonNegativeInt = z.coerce.number().int().min(0);
 const positiveInt = z.coerce.number().int().min(1);
@@ -27,7 +25,7 @@ const smtpUrl = z
   .refine((url) => /^smtps?:\/\//.test(url), 'must start with smtp:// or smtps://');
 
 /**
- * SYSTEM_FROM: `address` or `Name <address>`, the sender of the server's own mail (contract §6).
+ * SYSTEM_FROM: `address` or `Name <address>`, the sender of the server's own mail (docs/decisions/sending.md).
  * Its domain is a host name of two labels or more, so a DKIM key can be published under it.
  */
 const systemFrom = z
@@ -76,7 +74,7 @@ const secretsKey = z
   .trim()
   .refine((raw) => /^[0-9a-f]{64}$/i.test(raw) || /^[A-Za-z0-9_-]{43}$/.test(raw), 'must be 32 bytes: 64 hex digits or 43 base64url characters');
 
-/** Every environment variable Mailroom reads, with its default (contract §1). */
+/** Every environment variable Mailroom reads, with its default (docs/architecture.md). */
 const environmentSchema = z.object({
   PORT: z.coerce.number().int().min(0).max(65535).default(8080),
   HOST: z.string().min(1).default('0.0.0.0'),
@@ -88,7 +86,14 @@ const environmentSchema = z.object({
   DNS_SERVERS: z
     .string()
     .optional()
-    .transform((raw) => (raw ? raw.split(',').map((s) => s.trim()).filter(Boolean) : []))
+    .transform((raw) =>
+      raw
+        ? raw
+            .split(',')
+            .map((s) => s.trim())
+            .filter(Boolean)
+        : [],
+    )
     .pipe(z.array(dnsServer)),
   SESSION_SECRET: z.string().min(32, 'must be at least 32 characters').optional(),
   SECRETS_KEY: secretsKey.optional(),
@@ -105,7 +110,17 @@ const environmentSchema = z.object({
     .string()
     .default('5,300,1800,7200,18000,36000,36000,36000')
     .transform((raw) => raw.split(',').map((s) => s.trim()))
-    .pipe(z.array(z.coerce.number<string>().positive().max(7 * 24 * 3600, 'at most 7 days per step')).min(1).max(20)),
+    .pipe(
+      z
+        .array(
+          z.coerce
+            .number<string>()
+            .positive()
+            .max(7 * 24 * 3600, 'at most 7 days per step'),
+        )
+        .min(1)
+        .max(20),
+    ),
   AUTO_DISABLE: booleanString.default(false),
   ROLE: z.enum(ROLES).default('all'),
   SPF_MECHANISMS: spfMechanisms,
@@ -118,16 +133,34 @@ const environmentSchema = z.object({
   SMTP_INBOUND_PORT: port.optional(),
   SMTP_TLS_CERT: z.string().min(1).optional(),
   SMTP_TLS_KEY: z.string().min(1).optional(),
-  SMTP_HOSTNAME: z.string().regex(/^[A-Za-z0-9.-]+$/, 'expected a host name').optional(),
+  SMTP_HOSTNAME: z
+    .string()
+    .regex(/^[A-Za-z0-9.-]+$/, 'expected a host name')
+    .optional(),
   SMTP_MAX_MESSAGE_BYTES: positiveInt.default(26_214_400),
   SMTP_ALLOW_INSECURE_AUTH: booleanString.default(false),
   // docs/metrics.md: GET /metrics is served only behind a bearer token, on a port of its own, or both.
-  METRICS_TOKEN: z.string().min(24, 'must be at least 24 characters').regex(/^[\x21-\x7e]+$/, 'printable ASCII without spaces').optional(),
+  METRICS_TOKEN: z
+    .string()
+    .min(24, 'must be at least 24 characters')
+    .regex(/^[\x21-\x7e]+$/, 'printable ASCII without spaces')
+    .optional(),
   METRICS_PORT: z.coerce.number().int().min(0).max(65535).optional(),
   METRICS_PROJECTS: z
     .string()
     .optional()
-    .transform((raw) => (raw ? [...new Set(raw.split(',').map((s) => s.trim().toLowerCase()).filter(Boolean))] : []))
+    .transform((raw) =>
+      raw
+        ? [
+            ...new Set(
+              raw
+                .split(',')
+                .map((s) => s.trim().toLowerCase())
+                .filter(Boolean),
+            ),
+          ]
+        : [],
+    )
     .pipe(z.array(z.uuid('expected project ids (UUIDs)')).max(MAX_METRICS_PROJECTS, `at most ${MAX_METRICS_PROJECTS} projects`)),
 });
 
@@ -158,9 +191,9 @@ export type Config = Readonly<{
   /** Disable a project whose bounce or complaint rate crosses the critical threshold (docs/decisions/reputation.md). */
   autoDisable: boolean;
   role: Role;
-  /** The relay's SPF mechanisms, in order (contract §1); empty when unset. */
+  /** The relay's SPF mechanisms, in order (docs/architecture.md); empty when unset. */
   spfMechanisms: readonly string[];
-  /** The sender of the server's own mail, whose domain's DKIM key signs it (contract §6); unset: unsigned. */
+  /** The sender of the server's own mail, whose domain's DKIM key signs it (docs/decisions/sending.md); unset: unsigned. */
   systemFrom: Readonly<{ address: string; name: string; domain: string }> | undefined;
   logLevel: string;
   shutdownTimeoutSeconds: number;
@@ -281,5 +314,18 @@ function persistedSecret(dataDir: string, name: string): string {
       if ((error as NodeJS.ErrnoException).code === 'EEXIST') return readFileSync(file, 'utf8').trim();
       throw error;
     }
+  }
+}
+
+/** The configuration of a command (the server, migrations, secret rotation): a bad value prints its message and exits 78 (EX_CONFIG). */
+export function loadConfigOrExit(env: NodeJS.ProcessEnv = process.env): Config {
+  try {
+    return loadConfig(env);
+  } catch (error) {
+    if (error instanceof ConfigError) {
+      console.error(error.message);
+      process.exit(78);
+    }
+    throw error;
   }
 }

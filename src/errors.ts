@@ -50,7 +50,7 @@ export const ERRORS = {
 
 export type ErrorCode = keyof typeof ERRORS;
 
-/** One field-level problem (api.md Errors; codes from contract §3). */
+/** One field-level problem (the API reference (Errors); codes from docs/architecture.md). */
 export type FieldError = { field: string; message: string; code: string; received?: string };
 
 export type AppErrorOptions = {
@@ -58,7 +58,7 @@ export type AppErrorOptions = {
   details?: Record<string, unknown>;
   suggestion?: string;
   errors?: FieldError[];
-  /** api.md: some 400s (segment, template and contact create) answer a flat `{ error }`. */
+  /** the API reference: some 400s (segment, template and contact create) answer a flat `{ error }`. */
   flat?: boolean;
   headers?: Record<string, string>;
 };
@@ -88,5 +88,5 @@ export class AppError extends Error {
 export const notFound = (what: string) => new AppError('NOT_FOUND', { message: `${what} not found.` });
 export const forbidden = (message?: string) => new AppError('FORBIDDEN', { message });
 export const badRequest = (message: string, options: Omit<AppErrorOptions, 'message'> = {}) => new AppError('BAD_REQUEST', { ...options, message });
-/** The flat `{ error }` 400 that api.md specifies for some create endpoints. */
+/** The flat `{ error }` 400 that the API reference specifies for some create endpoints. */
 export const flatBadRequest = (message: string) => new AppError('BAD_REQUEST', { message, flat: true });

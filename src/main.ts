@@ -1,17 +1,8 @@
-import { ConfigError, loadConfig } from './config.ts';
+import { loadConfigOrExit } from './config.ts';
 import { startServer } from './server.ts';
 
 async function main() {
-  let config;
-  try {
-    config = loadConfig();
-  } catch (error) {
-    if (error instanceof ConfigError) {
-      console.error(error.message);
-      process.exit(78); // EX_CONFIG
-    }
-    throw error;
-  }
+  const config = loadConfigOrExit();
   const server = await startServer(config);
   const log = server.deps.log;
 
@@ -20,10 +11,13 @@ async function main() {
     if (stopping) return;
     stopping = true;
     log.info({ signal }, 'draining requests and jobs');
-    const forceExit = setTimeout(() => {
-      log.error('shutdown timed out; exiting');
-      process.exit(1);
-    }, (config.shutdownTimeoutSeconds + 5) * 1000);
+    const forceExit = setTimeout(
+      () => {
+        log.error('shutdown timed out; exiting');
+        process.exit(1);
+      },
+      (config.shutdownTimeoutSeconds + 5) * 1000,
+    );
     forceExit.unref();
     await server.close();
     log.info('stopped cleanly');

@@ -1,6 +1,6 @@
-import { ConfigError, loadConfig } from './config.ts';
-import { openDatabase } from './db/index.ts';
+import { loadConfigOrExit } from './config.ts';
 import { distributeForCitus } from './db/distribution.ts';
+import { openDatabase } from './db/index.ts';
 import { migrate } from './db/migrate.ts';
 
 /**
@@ -10,16 +10,7 @@ import { migrate } from './db/migrate.ts';
  * the api and worker services so that they start on a migrated database (docs/deploy.md).
  */
 async function main() {
-  let config;
-  try {
-    config = loadConfig();
-  } catch (error) {
-    if (error instanceof ConfigError) {
-      console.error(error.message);
-      process.exit(78); // EX_CONFIG
-    }
-    throw error;
-  }
+  const config = loadConfigOrExit();
   const db = await openDatabase(config);
   try {
     const applied = await migrate(db);

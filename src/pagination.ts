@@ -2,7 +2,7 @@ import { createHmac, timingSafeEqual } from 'node:crypto';
 import { z } from 'zod';
 import { badRequest } from './errors.ts';
 
-/** api.md Conventions: the default page size (`limit`, `pageSize`), and the largest (larger is clamped, not refused). */
+/** the API reference (Conventions): the default page size (`limit`, `pageSize`), and the largest (larger is clamped, not refused). */
 export const DEFAULT_PAGE_SIZE = 20;
 export const MAX_PAGE_SIZE = 100;
 
@@ -18,7 +18,7 @@ export const sortFields = {
   dir: z.string().optional().describe('asc or desc (default; unknown values fall back to it)'),
 };
 
-/** api.md Conventions: an offset-paginated list's answer, `{ data, page, pageSize, total, totalPages }`. */
+/** the API reference (Conventions): an offset-paginated list's answer, `{ data, page, pageSize, total, totalPages }`. */
 export const offsetPage = <T extends z.ZodType>(item: T) =>
   z.object({
     data: z.array(item),
@@ -29,7 +29,7 @@ export const offsetPage = <T extends z.ZodType>(item: T) =>
   });
 
 /**
- * Opaque keyset cursors (api.md Conventions: cursor pagination) for GET /contacts and GET /events.
+ * Opaque keyset cursors (the API reference (Conventions): cursor pagination) for GET /contacts and GET /events.
  * A cursor is base64url JSON of the last row's sort key, signed with the server secret, so a
  * garbage or tampered cursor is a 400 and never reaches SQL. Timestamps travel as text with
  * microseconds (a JS Date would drop them and repeat or skip rows that share a millisecond).
@@ -57,7 +57,8 @@ export function encodeCursor(secret: string, position: CursorPosition): string {
  * `checkValue` validates the sort value's format (a timestamp, an email).
  */
 export function decodeCursor(secret: string, cursor: string, expected: CursorExpectation): CursorPosition {
-  const invalid = () => badRequest('The cursor is not valid for this listing.', { suggestion: 'Pass the cursor from the previous response unchanged, with the same sort and dir.' });
+  const invalid = () =>
+    badRequest('The cursor is not valid for this listing.', { suggestion: 'Pass the cursor from the previous response unchanged, with the same sort and dir.' });
   const [body, signature, extra] = cursor.split('.');
   if (!body || !signature || extra !== undefined) throw invalid();
   const given = Buffer.from(signature, 'base64url');

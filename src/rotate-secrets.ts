@@ -1,5 +1,5 @@
 import { configureSecrets, currentSecretsKeyId, resealSecrets } from './auth/secrets.ts';
-import { ConfigError, loadConfig } from './config.ts';
+import { loadConfigOrExit } from './config.ts';
 import { openDatabase } from './db/index.ts';
 
 /**
@@ -8,16 +8,7 @@ import { openDatabase } from './db/index.ts';
  * in clear). The steps of a rotation are in docs/security.md. Prints what it resealed, per table.
  */
 async function main() {
-  let config;
-  try {
-    config = loadConfig();
-  } catch (error) {
-    if (error instanceof ConfigError) {
-      console.error(error.message);
-      process.exit(78); // EX_CONFIG
-    }
-    throw error;
-  }
+  const config = loadConfigOrExit();
   configureSecrets(config.secretsKey, config.secretsKeyPrevious);
   const db = await openDatabase(config);
   try {

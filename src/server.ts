@@ -1,20 +1,20 @@
 import type { FastifyInstance } from 'fastify';
-import { pino, type Logger } from 'pino';
+import { type Logger, pino } from 'pino';
 import { buildApp } from './app.ts';
-import { RATE_LIMIT_WINDOW_SECONDS } from './http/rate-limit.ts';
 import { ApiKeyResolver } from './auth/api-keys.ts';
 import { configureSecrets, resealSecrets } from './auth/secrets.ts';
 import { SessionTokens } from './auth/sessions.ts';
 import type { Config } from './config.ts';
-import { openDatabase } from './db/index.ts';
 import { distributeForCitus } from './db/distribution.ts';
+import { openDatabase } from './db/index.ts';
 import { migrate } from './db/migrate.ts';
 import type { Deps } from './deps.ts';
 import { prepareSystemSender, unsignedSystemSender } from './domains/system-sender.ts';
+import { RATE_LIMIT_WINDOW_SECONDS } from './http/rate-limit.ts';
 import { WorkerInstance } from './jobs/instances.ts';
 import { JobQueue } from './jobs/queue.ts';
-import { Metrics } from './metrics/metrics.ts';
 import { startMetricsServer } from './metrics/metrics.routes.ts';
+import { Metrics } from './metrics/metrics.ts';
 import { CAPABILITIES, composeRegistry } from './modules.ts';
 import { createOutboundClient } from './outbound/index.ts';
 import { SnsClient, snsTransport } from './ses/sns.client.ts';
@@ -43,7 +43,20 @@ export async function startServer(config: Config, log: Logger = pino({ level: co
   const sessions = new SessionTokens(config.sessionSecret);
   const systemSender = unsignedSystemSender(config); // SYSTEM_FROM's key is read or made after the migrations
   const instance = new WorkerInstance(db, log);
-  const deps: Deps = { config, db, queue, keys, sessions, log, sns: new SnsClient(snsTransport(outbound)), outbound, systemSender, instance, registry: composeRegistry(CAPABILITIES), metrics: new Metrics(config, db) };
+  const deps: Deps = {
+    config,
+    db,
+    queue,
+    keys,
+    sessions,
+    log,
+    sns: new SnsClient(snsTransport(outbound)),
+    outbound,
+    systemSender,
+    instance,
+    registry: composeRegistry(CAPABILITIES),
+    metrics: new Metrics(config, db),
+  };
   const work = config.role !== 'api';
   let app: FastifyInstance | undefined;
   let smtp: SmtpListeners | undefined;
@@ -101,7 +114,7 @@ export async function startServer(config: Config, log: Logger = pino({ level: co
         await metricsServer?.close();
         await http.close();
         await queue.stop(config.shutdownTimeoutSeconds);
-            await instance.stop();
+        await instance.stop();
         await keys.close();
         await db.close();
       })()),

@@ -68,7 +68,7 @@ async function seedEvents(ctx: BenchContext): Promise<number> {
 const timeseriesPath = () => `/analytics/timeseries?from=${encodeURIComponent(new Date(Date.now() - DAYS * 86400_000).toISOString())}&interval=day`;
 
 /**
- * GET /analytics/timeseries over 30 days, daily buckets, with 10M events in the project (issue 7:
+ * GET /analytics/timeseries over 30 days, daily buckets, with 10M events in the project (
  * under 200 ms on PostgreSQL). It reads the rollup (96 rows a day), never the events.
  */
 export const analyticsTimeseries: Scenario = {

@@ -1,5 +1,4 @@
-import type { Scenario } from '../scenario.ts';
-import type { BenchContext } from '../scenario.ts';
+import type { BenchContext, Scenario } from '../scenario.ts';
 
 const SEEDED_CONTACTS = Number(process.env.BENCH_CONTACTS ?? 1_000_000);
 const PAGE = 100;
@@ -29,7 +28,7 @@ async function seedContacts(ctx: BenchContext): Promise<void> {
 
 const auth = (ctx: BenchContext) => ({ authorization: `Bearer ${ctx.project.secretKey}` });
 
-/** The first page also counts every contact (api.md: `total` only on the first request). */
+/** The first page also counts every contact (the API reference: `total` only on the first request). */
 export const contactsFirstPage: Scenario = {
   name: 'contacts-first-page',
   description: `GET /contacts?limit=${PAGE} (first page, with total) over ${SEEDED_CONTACTS} contacts`,

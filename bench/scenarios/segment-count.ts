@@ -5,7 +5,7 @@ const EVENTS_PER_CONTACT = 5;
 const CHUNK = 100_000;
 const EVENT_NAMES = ['page.view', 'signup', 'purchase', 'login', 'logout', 'cart.add', 'cart.remove', 'search', 'share', 'support'];
 
-/** Issue 5's audience: three data filters and one event filter (its count's plan: bench/plans.ts). */
+/** The audience of the segment-count bar: three data filters and one event filter (its count's plan: bench/plans.ts). */
 export const SEGMENT_CONDITION = {
   logic: 'AND',
   groups: [

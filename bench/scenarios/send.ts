@@ -35,7 +35,13 @@ export const sendAccepted: Scenario<SenderState> = {
     let n = 0;
     const headers = { authorization: `Bearer ${ctx.project.secretKey}`, 'content-type': 'application/json' };
     const body = (i: number) =>
-      JSON.stringify({ to: `send-${runId}-${i}@bench.test`, from: state.from, subject: 'Hello {{name}}', body: '<p>Hi {{name}}, <a href="https://example.com/a">read</a></p>', data: { name: 'Ada' } });
+      JSON.stringify({
+        to: `send-${runId}-${i}@bench.test`,
+        from: state.from,
+        subject: 'Hello {{name}}',
+        body: '<p>Hi {{name}}, <a href="https://example.com/a">read</a></p>',
+        data: { name: 'Ada' },
+      });
     return {
       method: 'POST',
       path: '/v1/send',
@@ -49,7 +55,7 @@ export const sendAccepted: Scenario<SenderState> = {
 };
 
 /**
- * send-accepted against an API process (ROLE=api), the scale-out deployment of design.md: what one
+ * send-accepted against an API process (ROLE=api), the scale-out deployment of docs/architecture.md: what one
  * API process accepts while delivery runs elsewhere (here: nowhere during the measurement, so the
  * records wait in the queue). PostgreSQL only; the embedded database runs ROLE=all alone.
  */
@@ -74,7 +80,7 @@ export const sendAcceptedSplit: Scenario<SenderState> = {
   server: { env: { DNS_SERVERS: `127.0.0.1:${DNS_PORT}`, ROLE: 'api' }, workerProcess: true },
 };
 
-/** Single-thread RSA-2048 PKCS#1 v1.5 SHA-256 signatures per second: the DKIM floor (design.md). */
+/** Single-thread RSA-2048 PKCS#1 v1.5 SHA-256 signatures per second: the DKIM floor (docs/architecture.md). */
 function rawSigningRate(): number {
   const { privateKey } = generateKeyPairSync('rsa', { modulusLength: 2048 });
   const data = Buffer.alloc(1024, 7);

@@ -1,8 +1,7 @@
-import type { HttpLoad, Scenario } from '../scenario.ts';
-import type { BenchContext } from '../scenario.ts';
+import type { BenchContext, HttpLoad, Scenario } from '../scenario.ts';
 
 /** POST /v1/track, each request's email chosen by `emailFor(n)` (n counts requests). */
-function trackLoad(ctx: BenchContext, label: string, emailFor: (n: number) => string): HttpLoad {
+function trackLoad(ctx: BenchContext, _label: string, emailFor: (n: number) => string): HttpLoad {
   let n = 0;
   const headers = { authorization: `Bearer ${ctx.project.publicKey}`, 'content-type': 'application/json' };
   const body = (email: string) => JSON.stringify({ email, event: 'page-viewed', data: { plan: 'pro', visits: 3 } });
@@ -18,7 +17,7 @@ function trackLoad(ctx: BenchContext, label: string, emailFor: (n: number) => st
 
 const runId = Date.now().toString(36);
 
-/** Every request creates a contact, then stores its event (api.md /v1/track). */
+/** Every request creates a contact, then stores its event (the API reference /v1/track). */
 export const trackNew: Scenario = {
   name: 'track-new',
   description: 'POST /v1/track with the public key, a new contact every request',
@@ -31,9 +30,7 @@ export const trackExisting: Scenario = {
   description: 'POST /v1/track with the public key, events of 1,000 existing contacts',
   setup: async (ctx) => {
     for (let i = 0; i < 1000; i += 50) {
-      await Promise.all(
-        Array.from({ length: 50 }, (_, j) => ctx.project.publicApi.post('/v1/track', { email: `known-${runId}-${i + j}@bench.test`, event: 'seeded' })),
-      );
+      await Promise.all(Array.from({ length: 50 }, (_, j) => ctx.project.publicApi.post('/v1/track', { email: `known-${runId}-${i + j}@bench.test`, event: 'seeded' })));
     }
   },
   http: (ctx) => trackLoad(ctx, 'existing', (n) => `known-${runId}-${n % 1000}@bench.test`),

@@ -28,7 +28,11 @@ async function startReceiver() {
   server.keepAliveTimeout = 5000;
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', () => resolve()));
   const port = (server.address() as AddressInfo).port;
-  return { arrivals, url: (path: string) => `http://127.0.0.1:${port}${path}`, close: () => new Promise<void>((resolve) => (server.closeAllConnections(), server.close(() => resolve()))) };
+  return {
+    arrivals,
+    url: (path: string) => `http://127.0.0.1:${port}${path}`,
+    close: () => new Promise<void>((resolve) => (server.closeAllConnections(), server.close(() => resolve()))),
+  };
 }
 
 function trackNewLoad(project: TestProject, label: string): HttpLoad {
@@ -54,7 +58,7 @@ async function addEndpoints(project: TestProject, url: string, count: number) {
 }
 
 /**
- * Customer webhooks (contract §14) with 1,000 endpoints across 100 projects, in one Mailroom process:
+ * Customer webhooks (docs/decisions/webhook-endpoints.md) with 1,000 endpoints across 100 projects, in one Mailroom process:
  * track-new's rate before any endpoint exists and with them (the tracked project has none of its
  * own, then 10 of its own being delivered to while it is measured); then a burst of events into the
  * 100 projects: deliveries per second to a local receiver and the lag from event to arrival.

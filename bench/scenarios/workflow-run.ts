@@ -24,7 +24,13 @@ export const workflowRun: Scenario = {
     const dns = await startDnsServer({ port: DNS_PORT });
     try {
       const domain = await verifiedDomain(ctx.project, dns);
-      const template = await api.post('/templates', { name: 'Bench', subject: 'Hi {{ email }}', body: '<p>Plan {{ event.plan }}</p>', from: `bench@${domain.domain}`, type: 'TRANSACTIONAL' });
+      const template = await api.post('/templates', {
+        name: 'Bench',
+        subject: 'Hi {{ email }}',
+        body: '<p>Plan {{ event.plan }}</p>',
+        from: `bench@${domain.domain}`,
+        type: 'TRANSACTIONAL',
+      });
       const created = await api.post('/workflows', { name: 'Bench flow', eventName: 'bench-signed-up' });
       const workflowId: string = created.body.id;
       let previous: string = created.body.steps[0].id;

@@ -1,10 +1,10 @@
 import type { Config } from '../config.ts';
 import { composeMessage, dkimSign } from '../delivery/mime.ts';
 import { type Outcome, transportFor } from '../delivery/transport.ts';
-import type { TokenPurpose } from './account-tokens.ts';
 import type { SystemSender } from '../deps.ts';
+import type { TokenPurpose } from './account-tokens.ts';
 
-const escape = (text: string) => text.replace(/[&<>"]/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;' })[c]!);
+const escapeHtml = (text: string) => text.replace(/[&<>"]/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;' })[c]!);
 
 /** Subject and body of each mail; the link goes to the dashboard page that posts the token. */
 function content(config: Config, purpose: TokenPurpose, token: string) {
@@ -12,10 +12,22 @@ function content(config: Config, purpose: TokenPurpose, token: string) {
   const link = `${config.publicUrl}/${page}?token=${encodeURIComponent(token)}`;
   const [subject, intro, action, endpoint, outro] =
     purpose === 'verify-email'
-      ? ['Confirm your email address', 'Confirm that this address belongs to your Mailroom account.', 'Confirm my address', 'POST /auth/verify-email', 'The link works for 48 hours.']
-      : ['Reset your password', 'Someone (hopefully you) asked to reset the password of your Mailroom account.', 'Choose a new password', 'POST /auth/reset-password', 'The link works once, for one hour. If you did not ask for it, ignore this email.'];
+      ? [
+          'Confirm your email address',
+          'Confirm that this address belongs to your Mailroom account.',
+          'Confirm my address',
+          'POST /auth/verify-email',
+          'The link works for 48 hours.',
+        ]
+      : [
+          'Reset your password',
+          'Someone (hopefully you) asked to reset the password of your Mailroom account.',
+          'Choose a new password',
+          'POST /auth/reset-password',
+          'The link works once, for one hour. If you did not ask for it, ignore this email.',
+        ];
   const text = `${intro}\n\n${action}: ${link}\n\nOr send this token to ${endpoint}:\n${token}\n\n${outro}\n`;
-  const html = `<p>${escape(intro)}</p><p><a href="${escape(link)}">${escape(action)}</a></p><p>Or send this token to <code>${endpoint}</code>:<br><code>${escape(token)}</code></p><p>${escape(outro)}</p>`;
+  const html = `<p>${escapeHtml(intro)}</p><p><a href="${escapeHtml(link)}">${escapeHtml(action)}</a></p><p>Or send this token to <code>${endpoint}</code>:<br><code>${escapeHtml(token)}</code></p><p>${escapeHtml(outro)}</p>`;
   return { subject, text, html };
 }
 
@@ -27,7 +39,7 @@ export async function sendAccountMail(config: Config, sender: SystemSender, mail
 /**
  * Sends one mail of the server's own (account mail, notices to a project's owners) through the
  * configured transport (SMTP_URL, or the outbox), from the system sender and signed with its
- * domain's key (contract §6: unsigned only without SYSTEM_FROM). `id` makes the Message-ID.
+ * domain's key (docs/decisions/sending.md: unsigned only without SYSTEM_FROM). `id` makes the Message-ID.
  */
 export async function sendSystemMail(config: Config, sender: SystemSender, mail: { id: string; to: string; subject: string; text: string; html: string }): Promise<Outcome> {
   const from = sender.address;

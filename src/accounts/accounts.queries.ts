@@ -8,20 +8,14 @@ const toUser = (row: RawUser): UserRow => ({ id: row.id, email: row.email, creat
 
 /** Inserts a user; a taken email raises users_email_key, which db/errors.ts turns into a 409. */
 export async function insertUser(db: Queryable, email: string, passwordHash: string): Promise<UserRow> {
-  const rows = await db.query<RawUser>(
-    'INSERT INTO users (email, password_hash) VALUES ($1, $2) RETURNING id, email, created_at',
-    [email, passwordHash],
-  );
+  const rows = await db.query<RawUser>('INSERT INTO users (email, password_hash) VALUES ($1, $2) RETURNING id, email, created_at', [email, passwordHash]);
   return toUser(rows[0]!);
 }
 
 export type UserCredentials = { id: string; email: string; passwordHash: string };
 
 export async function findUserCredentials(db: Queryable, email: string): Promise<UserCredentials | undefined> {
-  const rows = await db.query<UserCredentials>(
-    'SELECT id, email, password_hash AS "passwordHash" FROM users WHERE email = $1',
-    [email],
-  );
+  const rows = await db.query<UserCredentials>('SELECT id, email, password_hash AS "passwordHash" FROM users WHERE email = $1', [email]);
   return rows[0];
 }
 

@@ -15,7 +15,7 @@ import {
   sessionParams,
   sessionsResponse,
 } from './accounts.schemas.ts';
-import { changePassword, type ClientInfo, currentUser, logIn, signUp } from './accounts.service.ts';
+import { type ClientInfo, changePassword, currentUser, logIn, signUp } from './accounts.service.ts';
 import { endOwnSession, listSessions, signOutOtherSessions, signOutSession } from './sessions.service.ts';
 
 const clientOf = (request: FastifyRequest): ClientInfo => ({ userAgent: request.headers['user-agent'] ?? '', ip: request.ip });
@@ -23,7 +23,7 @@ const clientOf = (request: FastifyRequest): ClientInfo => ({ userAgent: request.
 const session = { config: { auth: 'session' as const } };
 const security = [{ session: [] }];
 
-/** Sign-up, log-in, log-out, the current user and their sessions (contract §2; docs/security.md). */
+/** Sign-up, log-in, log-out, the current user and their sessions (docs/decisions/accounts.md; docs/security.md). */
 export const accountsRoutes: FastifyPluginAsyncZod<Deps> = async (app, deps) => {
   // Browsers drop Secure cookies over plain http, so Secure follows the public URL's scheme.
   const cookieOptions = sessionCookieOptions(deps.config.publicUrl.startsWith('https:'));
@@ -64,10 +64,8 @@ export const accountsRoutes: FastifyPluginAsyncZod<Deps> = async (app, deps) => 
     },
   );
 
-  app.get(
-    '/users/@me',
-    { ...session, schema: { tags: ['accounts'], summary: 'The logged-in user', security, response: { 200: meResponse } } },
-    async (request) => currentUser(deps, userOf(request).id),
+  app.get('/users/@me', { ...session, schema: { tags: ['accounts'], summary: 'The logged-in user', security, response: { 200: meResponse } } }, async (request) =>
+    currentUser(deps, userOf(request).id),
   );
 
   app.post(

@@ -31,10 +31,7 @@ export type PendingMail = { id: string; purpose: TokenPurpose; email: string; ex
 
 /** A token still worth mailing (unused, unexpired). */
 export async function findPendingToken(db: Queryable, id: string): Promise<PendingMail | undefined> {
-  const rows = await db.query<PendingMail>(
-    `SELECT id, purpose, email, expires_at FROM auth_tokens WHERE id = $1 AND used_at IS NULL AND expires_at > now()`,
-    [id],
-  );
+  const rows = await db.query<PendingMail>(`SELECT id, purpose, email, expires_at FROM auth_tokens WHERE id = $1 AND used_at IS NULL AND expires_at > now()`, [id]);
   return rows[0];
 }
 
@@ -79,9 +76,6 @@ export async function replacePassword(tx: Queryable, userId: string, passwordHas
 
 export async function findUserForMail(db: Queryable, by: { id: string } | { email: string }): Promise<{ id: string; email: string; email_verified_at: Date | null } | undefined> {
   const [column, value] = 'id' in by ? ['id', by.id] : ['email', by.email];
-  const rows = await db.query<{ id: string; email: string; email_verified_at: Date | null }>(
-    `SELECT id, email, email_verified_at FROM users WHERE ${column} = $1`,
-    [value],
-  );
+  const rows = await db.query<{ id: string; email: string; email_verified_at: Date | null }>(`SELECT id, email, email_verified_at FROM users WHERE ${column} = $1`, [value]);
   return rows[0];
 }

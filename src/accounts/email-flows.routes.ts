@@ -6,7 +6,7 @@ import { requestPasswordReset, requestVerification, resetPassword, verifyEmail }
 
 const tags = ['accounts'];
 
-/** api.md auth endpoints: email verification, password reset (mailed tokens) and OAuth configuration. */
+/** the API reference auth endpoints: email verification, password reset (mailed tokens) and OAuth configuration. */
 export const emailFlowsRoutes: FastifyPluginAsyncZod<Deps> = async (app, deps) => {
   app.post(
     '/auth/request-verification',

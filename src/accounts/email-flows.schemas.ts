@@ -6,7 +6,7 @@ const token = z.string().min(1).max(1000);
 export const verifyEmailBody = z.object({ token });
 // A malformed address is a 422 naming the field (a typo is shown to the user, not answered 202 and mailed to no one).
 export const requestResetBody = z.object({ email: z.email().max(254) });
-// The sign-up password policy (contract §2).
+// The sign-up password policy (docs/decisions/accounts.md).
 export const resetPasswordBody = z.object({ token, password: newPasswordSchema });
 
 export const acceptedResponse = z.object({ success: z.literal(true) });

@@ -29,9 +29,9 @@ export async function endSession(db: Queryable, userId: string, sessionId: strin
 
 /** Ends every live session of the user but `keep` (none kept when null); returns how many ended. */
 export async function endSessionsOf(db: Queryable, userId: string, keep: string | null): Promise<number> {
-  const rows = await db.query(
-    `UPDATE user_sessions SET ended_at = now() WHERE user_id = $1 AND ended_at IS NULL AND ($2::uuid IS NULL OR id <> $2::uuid) RETURNING id`,
-    [userId, keep],
-  );
+  const rows = await db.query(`UPDATE user_sessions SET ended_at = now() WHERE user_id = $1 AND ended_at IS NULL AND ($2::uuid IS NULL OR id <> $2::uuid) RETURNING id`, [
+    userId,
+    keep,
+  ]);
   return rows.length;
 }

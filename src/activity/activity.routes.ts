@@ -17,11 +17,14 @@ import { activityStats, activityTypes, listActivity, recentCount, upcoming } fro
 const tags = ['activity'];
 const security: Array<Record<string, string[]>> = [{ apiKey: [] }, { session: [] }];
 
-/** api.md Activity (contract §12): secret key, or session with X-Project-Id. */
+/** the API reference (Activity) (docs/decisions/contacts-and-events.md): secret key, or session with X-Project-Id. */
 export const activityRoutes: FastifyPluginAsyncZod<Deps> = async (app, deps) => {
   app.get(
     '/activity',
-    { config: { auth: 'project' }, schema: { tags, security, summary: 'The activity feed, newest first (cursor pagination)', querystring: activityQuery, response: { 200: activityPage } } },
+    {
+      config: { auth: 'project' },
+      schema: { tags, security, summary: 'The activity feed, newest first (cursor pagination)', querystring: activityQuery, response: { 200: activityPage } },
+    },
     async (request) => listActivity(deps, projectOf(request).id, request.query),
   );
 

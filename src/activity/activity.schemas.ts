@@ -10,7 +10,7 @@ export const activityQuery = z.object({
   contactId: z.uuid().optional(),
 });
 
-/** contract §12: `{ id, type, timestamp, contact: { id, email }, data }`. */
+/** docs/decisions/contacts-and-events.md: `{ id, type, timestamp, contact: { id, email }, data }`. */
 export const activityItem = z.object({
   id: z.uuid(),
   type: z.string(),
@@ -45,7 +45,13 @@ export const typesResponse = z.object({
 });
 
 export const upcomingQuery = z.object({
-  hours: z.coerce.number().int().min(1).max(24 * 90).optional().describe('how far ahead to look (default 168 = 7 days)'),
+  hours: z.coerce
+    .number()
+    .int()
+    .min(1)
+    .max(24 * 90)
+    .optional()
+    .describe('how far ahead to look (default 168 = 7 days)'),
   limit: z.coerce.number().int().min(1).optional(),
 });
 

@@ -2,9 +2,9 @@ import * as analytics from '../analytics/analytics.queries.ts';
 import { ratesOf, toMetrics } from '../analytics/metrics.ts';
 import { resolveWindow } from '../analytics/window.ts';
 import type { Deps } from '../deps.ts';
-import { DEFAULT_PAGE_SIZE, decodeCursor, isCursorTimestamp, MAX_PAGE_SIZE, pageOf } from '../pagination.ts';
-import { isReservedEventName } from '../events/events.schemas.ts';
 import { badRequest } from '../errors.ts';
+import { isReservedEventName } from '../events/events.schemas.ts';
+import { DEFAULT_PAGE_SIZE, decodeCursor, isCursorTimestamp, MAX_PAGE_SIZE, pageOf } from '../pagination.ts';
 import * as queries from './activity.queries.ts';
 import { findUpcoming } from './upcoming.ts';
 
@@ -23,7 +23,7 @@ function parseType(type: string | undefined): queries.TypeFilter | undefined {
 }
 
 /**
- * GET /activity (contract §12): the project's events — email lifecycle, subscription changes,
+ * GET /activity (docs/decisions/contacts-and-events.md): the project's events — email lifecycle, subscription changes,
  * segment membership, campaign and workflow milestones and tracked events — newest first.
  * The first page's `total` is exact for one contact, and from the rollup otherwise (a few seconds
  * behind), so the first page never counts millions of rows.

@@ -23,12 +23,7 @@ export type SeriesRow = EmailMetricRow & { bucket: Date; label: string; lo: Date
  * listed (zeros included); `lo` and `hi` on every row are the widened window. Reads email_counts
  * only: a (project_id, bucket) index range of 96 rows a day.
  */
-export async function emailSeries(
-  db: Queryable,
-  projectId: string,
-  window: { from: Date; to: Date; interval: Interval; tz: string },
-  campaignId?: string,
-): Promise<SeriesRow[]> {
+export async function emailSeries(db: Queryable, projectId: string, window: { from: Date; to: Date; interval: Interval; tz: string }, campaignId?: string): Promise<SeriesRow[]> {
   const params: unknown[] = [projectId, window.from.toISOString(), window.to.toISOString(), window.tz];
   let campaignFilter = '';
   if (campaignId) {
@@ -92,14 +87,11 @@ export async function campaignTotals(db: Queryable, projectId: string, from: Dat
 }
 
 export async function findCampaign(db: Queryable, projectId: string, campaignId: string): Promise<{ id: string; name: string; status: string } | undefined> {
-  const rows = await db.query<{ id: string; name: string; status: string }>('SELECT id, name, status FROM campaigns WHERE project_id = $1 AND id = $2', [
-    projectId,
-    campaignId,
-  ]);
+  const rows = await db.query<{ id: string; name: string; status: string }>('SELECT id, name, status FROM campaigns WHERE project_id = $1 AND id = $2', [projectId, campaignId]);
   return rows[0];
 }
 
-// Names the service emits itself (api.md Events); everything else was tracked.
+// Names the service emits itself (the API reference (Events)); everything else was tracked.
 const SERVICE_EVENT = `'^(email\\.|contact\\.(un)?subscribed$|segment\\..+\\.(entry|exit)$)'`;
 export const serviceEventSql = (column: string) => `${column} ~* ${SERVICE_EVENT}`;
 

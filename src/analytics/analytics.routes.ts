@@ -16,9 +16,8 @@ import { campaignStats, timeseries, topCampaigns, topEvents } from './analytics.
 const tags = ['analytics'];
 const security: Array<Record<string, string[]>> = [{ apiKey: [] }, { session: [] }];
 
-/** api.md Analytics (issue 7): read from the rollup tables only, never from raw events. */
+/** the API reference (Analytics): read from the rollup tables only, never from raw events. */
 export const analyticsRoutes: FastifyPluginAsyncZod<Deps> = async (app, deps) => {
-
   app.get(
     '/analytics/timeseries',
     { config: { auth: 'project' }, schema: { tags, security, summary: 'Email metrics per hour or day', querystring: timeseriesQuery, response: { 200: timeseriesResponse } } },

@@ -1,7 +1,7 @@
 import type { Deps } from '../deps.ts';
 import { badRequest, notFound } from '../errors.ts';
 import * as queries from './analytics.queries.ts';
-import { type EmailMetrics, ratesOf, type Rates, sumMetrics, toMetrics } from './metrics.ts';
+import { type EmailMetrics, type Rates, ratesOf, sumMetrics, toMetrics } from './metrics.ts';
 import { type Interval, resolveWindow, type Window } from './window.ts';
 
 type AnalyticsDeps = Pick<Deps, 'db'>;
@@ -17,7 +17,7 @@ async function series(deps: AnalyticsDeps, projectId: string, window: Window, ca
   return { bounds, data };
 }
 
-/** GET /analytics/timeseries: email metrics per hour or day (issue 7), from the rollups only. */
+/** GET /analytics/timeseries: email metrics per hour or day, from the rollups only. */
 export async function timeseries(deps: AnalyticsDeps, projectId: string, input: WindowInput) {
   const window = resolveWindow(input);
   const { bounds, data } = await series(deps, projectId, window);
@@ -52,11 +52,12 @@ function campaignItem(row: queries.CampaignTotalsRow) {
 export async function topCampaigns(deps: AnalyticsDeps, projectId: string, input: WindowInput & { metric: CampaignMetric; as: 'count' | 'rate'; limit?: number }) {
   const window = resolveWindow(input);
   const rate = RATE_OF[input.metric];
-  if (input.as === 'rate' && !rate) throw badRequest(`There is no rate for "${input.metric}".`, { suggestion: 'Use as=count, or a metric among delivered, opened, clicked, bounced, complained.' });
+  if (input.as === 'rate' && !rate)
+    throw badRequest(`There is no rate for "${input.metric}".`, { suggestion: 'Use as=count, or a metric among delivered, opened, clicked, bounced, complained.' });
   const items = (await queries.campaignTotals(deps.db, projectId, window.from, window.to)).map(campaignItem);
-  const valueOf = (item: ReturnType<typeof campaignItem>) => (input.as === 'rate' ? (item.rates[rate!] ?? -1) : item[COUNT_OF[input.metric]]);
+  const metricOf = (item: ReturnType<typeof campaignItem>) => (input.as === 'rate' ? (item.rates[rate!] ?? -1) : item[COUNT_OF[input.metric]]);
   const ranked = items
-    .map((item) => ({ ...item, value: valueOf(item) }))
+    .map((item) => ({ ...item, value: metricOf(item) }))
     .sort((a, b) => b.value - a.value || b.sent - a.sent || a.campaignId.localeCompare(b.campaignId))
     .slice(0, Math.min(input.limit ?? 10, 100))
     .map((item) => ({ ...item, value: item.value < 0 ? null : item.value }));

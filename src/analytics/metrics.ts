@@ -53,7 +53,20 @@ export function ratesOf(m: EmailMetrics): Rates {
 }
 
 export function sumMetrics(rows: EmailMetrics[]): EmailMetrics {
-  const total = toMetrics({ attempted: 0, sent: 0, delivered: 0, opened: 0, unique_opened: 0, clicked: 0, unique_clicked: 0, bounced: 0, soft_bounced: 0, complained: 0, failed: 0, suppressed: 0 });
+  const total = toMetrics({
+    attempted: 0,
+    sent: 0,
+    delivered: 0,
+    opened: 0,
+    unique_opened: 0,
+    clicked: 0,
+    unique_clicked: 0,
+    bounced: 0,
+    soft_bounced: 0,
+    complained: 0,
+    failed: 0,
+    suppressed: 0,
+  });
   for (const row of rows) for (const key of Object.keys(total) as Array<keyof EmailMetrics>) total[key] += row[key];
   return total;
 }

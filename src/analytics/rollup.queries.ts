@@ -62,7 +62,7 @@ export async function setWatermark(tx: Queryable, to: Date): Promise<void> {
   await tx.query(`UPDATE rollup_watermarks SET watermark = $1 WHERE name = 'events'`, [to.toISOString()]);
 }
 
-/** Email metrics of one chunk's events, from the service events of contract §6. */
+/** Email metrics of one chunk's events, from the service events of docs/decisions/sending.md. */
 const EMAIL_METRICS = {
   // Reached the receiving side: accepted, or refused there at SMTP time (a hard bounce of a record
   // that was never accepted; a bounce reported later by SES follows an email.sent already counted).

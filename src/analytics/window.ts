@@ -28,7 +28,7 @@ export function checkTimeZone(tz: string | undefined): string {
 }
 
 /**
- * The window of an analytics request (issue 7): `from`/`to` default to the last 30 days; the
+ * The window of an analytics request: `from`/`to` default to the last 30 days; the
  * interval defaults to hours for windows up to two days and days beyond. Hourly series span at
  * most 31 days, daily ones 366.
  */
@@ -49,8 +49,7 @@ export function resolveWindow(input: { from?: string; to?: string; interval?: In
  * SQL giving the start of the `interval` bucket, in time zone `tzParam`, that the instant `column`
  * falls in. `interval` comes from the closed Interval type, never from input text.
  */
-export const localBucketSql = (column: string, interval: Interval, tzParam: string) =>
-  `(date_trunc('${interval}', ${column} AT TIME ZONE ${tzParam}) AT TIME ZONE ${tzParam})`;
+export const localBucketSql = (column: string, interval: Interval, tzParam: string) => `(date_trunc('${interval}', ${column} AT TIME ZONE ${tzParam}) AT TIME ZONE ${tzParam})`;
 
 /**
  * CTEs `bounds` (lo, hi: the window widened to whole buckets) and `series` (every bucket start in

@@ -43,11 +43,7 @@ export type AuditRow = {
 };
 
 /** Newest first, keyset over (created_at, id). */
-export async function listAuditEntries(
-  db: Queryable,
-  projectId: string,
-  query: { action?: string; before?: { value: string; id: string }; limit: number },
-): Promise<AuditRow[]> {
+export async function listAuditEntries(db: Queryable, projectId: string, query: { action?: string; before?: { value: string; id: string }; limit: number }): Promise<AuditRow[]> {
   const where = ['project_id = $1'];
   const params: unknown[] = [projectId];
   if (query.action !== undefined) {

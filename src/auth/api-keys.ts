@@ -1,8 +1,8 @@
 import { createHash, randomBytes } from 'node:crypto';
 import pg from 'pg';
+import { Batcher } from '../db/batcher.ts';
 import type { Db, Queryable } from '../db/index.ts';
 import type { PostgresDb } from '../db/postgres.ts';
-import { Batcher } from '../db/batcher.ts';
 import { type CountedKeyRow, findProjectByKeyHash, findProjectsByKeyHashesAndCount, type KeyLookup, type KeyRow, type KeyScope, touchApiKey } from './auth.queries.ts';
 
 export type { KeyScope } from './auth.queries.ts';
@@ -68,8 +68,8 @@ export type RequestCount = { count: number; msLeft: number };
  * keeps the cache exact; the rate limit is counted in memory (http/rate-limit.ts).
  *
  * On PostgreSQL several processes share the data and a key must stop working everywhere at once
- * (api.md Authentication 7), so every request checks its key in the database, and the same
- * statement counts it against the project's rate limit (contract §13): one round trip for both.
+ * (the API reference (Authentication)), so every request checks its key in the database, and the same
+ * statement counts it against the project's rate limit (docs/decisions/idempotency-and-rate-limits.md): one round trip for both.
  * That statement runs on its own small pool with synchronous_commit off, because every request of
  * a project updates the same counter row and waiting for a WAL flush each time serialised them;
  * a crash may forget the last few milliseconds of counts, never a key change (those commit on the
@@ -89,7 +89,7 @@ export class ApiKeyResolver {
 
   constructor(
     private readonly db: Db,
-    private readonly rateLimitWindowMs: number,
+    rateLimitWindowMs: number,
   ) {
     if (db.kind === 'postgres') {
       this.counterPool = new pg.Pool({ connectionString: (db as PostgresDb).connectionString, max: 4, options: '-c synchronous_commit=off' });

@@ -4,7 +4,7 @@ import * as en from '@zxcvbn-ts/language-en';
 import { z } from 'zod';
 
 /**
- * The password policy (contract §2 lengths, plus a strength check): zxcvbn's estimate over its
+ * The password policy (docs/decisions/accounts.md lengths, plus a strength check): zxcvbn's estimate over its
  * maintained lists of common passwords, names and words, keyboard walks, repeats and dates. A score
  * below MIN_SCORE (under ~10^6 guesses: `12345678`, `password`, `P@ssw0rd`, eight spaces) is
  * refused; no composition rules (NIST SP 800-63B §5.1.1.2).
@@ -16,7 +16,12 @@ const CHECKED_LENGTH = 64;
 let factory: ZxcvbnFactory | undefined;
 // The dictionaries take a moment to load: once, on the first password set, not at start-up.
 const zxcvbn = () =>
-  (factory ??= new ZxcvbnFactory({ dictionary: { ...common.dictionary, ...en.dictionary }, graphs: common.adjacencyGraphs, translations: en.translations, maxLength: CHECKED_LENGTH }));
+  (factory ??= new ZxcvbnFactory({
+    dictionary: { ...common.dictionary, ...en.dictionary },
+    graphs: common.adjacencyGraphs,
+    translations: en.translations,
+    maxLength: CHECKED_LENGTH,
+  }));
 
 /**
  * What an account's own details give an attacker for free: the address, its local part and the

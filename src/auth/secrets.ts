@@ -106,7 +106,10 @@ export async function resealSecrets(db: Queryable): Promise<Record<string, numbe
       if (rows.length === 0) break;
       for (const row of rows) {
         const sets = columns.map((column, i) => `${column} = $${i + 1}`).join(', ');
-        const where = [...keys.map((key, i) => `${key} = $${columns.length + i + 1}`), ...columns.map((column, i) => `${column} IS NOT DISTINCT FROM $${columns.length + keys.length + i + 1}`)].join(' AND ');
+        const where = [
+          ...keys.map((key, i) => `${key} = $${columns.length + i + 1}`),
+          ...columns.map((column, i) => `${column} IS NOT DISTINCT FROM $${columns.length + keys.length + i + 1}`),
+        ].join(' AND ');
         const resealed = columns.map((column) => {
           const value = row[column] ?? null;
           const purpose = purposeOf(table, column);

@@ -1,4 +1,4 @@
-import { SignJWT, jwtVerify } from 'jose';
+import { jwtVerify, SignJWT } from 'jose';
 
 export const SESSION_COOKIE = 'mailroom_session';
 export const SESSION_TTL_SECONDS = 7 * 24 * 3600;
@@ -7,7 +7,7 @@ export const SESSION_TTL_SECONDS = 7 * 24 * 3600;
 export type SessionClaims = { userId: string; sessionId: string };
 
 /**
- * Dashboard sessions: an HS256 JWT in an HttpOnly cookie (api.md Authentication 8) that names a
+ * Dashboard sessions: an HS256 JWT in an HttpOnly cookie (the API reference (Authentication)) that names a
  * server-side session record. The signature proves the token was issued here; the record, checked
  * on every request (src/http/auth.ts), says whether the session still lives: logging out, ending it
  * from the Sessions list or changing the password ends it at once on every process

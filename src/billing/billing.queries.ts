@@ -1,6 +1,6 @@
 import type { Queryable } from '../db/index.ts';
 
-/** The categories of api.md's billing limits, as the emails table names their source. */
+/** The categories of the API reference's billing limits, as the emails table names their source. */
 export type BillingCategory = 'TRANSACTIONAL' | 'CAMPAIGN' | 'WORKFLOW';
 
 export const LIMIT_COLUMNS: Record<BillingCategory, 'transactional' | 'campaigns' | 'workflows'> = {
@@ -61,10 +61,7 @@ export async function takeUsage(tx: Queryable, projectId: string, category: Bill
 
 /** This month's counter, or undefined when it has not been seeded. */
 export async function findUsage(tx: Queryable, projectId: string, category: BillingCategory): Promise<number | undefined> {
-  const rows = await tx.query<{ used: number }>(`SELECT used FROM billing_usage WHERE project_id = $1 AND month = ${MONTH} AND category = $2`, [
-    projectId,
-    category,
-  ]);
+  const rows = await tx.query<{ used: number }>(`SELECT used FROM billing_usage WHERE project_id = $1 AND month = ${MONTH} AND category = $2`, [projectId, category]);
   return rows[0]?.used;
 }
 

@@ -9,7 +9,7 @@ const tags = ['billing'];
 const security = [{ session: [] }];
 const params = projectIdParams;
 
-/** api.md billing endpoints under /users/@me/projects/{id} (session; roles checked in the service). */
+/** the API reference billing endpoints under /users/@me/projects/{id} (session; roles checked in the service). */
 export const billingRoutes: FastifyPluginAsyncZod<Deps> = async (app, deps) => {
   app.get(
     '/users/@me/projects/:id/billing-limits',

@@ -1,4 +1,4 @@
-import { compileAudience, ConditionError, type ConditionTree, pathSegments, segmentMembership, validateConditionTree } from '../conditions/index.ts';
+import { ConditionError, type ConditionTree, compileAudience, pathSegments, segmentMembership, validateConditionTree } from '../conditions/index.ts';
 import type { Queryable } from '../db/index.ts';
 import { AppError } from '../errors.ts';
 import { type Audience, SUBSCRIBED } from './campaign-sending.queries.ts';
@@ -12,7 +12,7 @@ export type AudienceSpec = {
 };
 
 /**
- * The contacts a campaign's audience selects, as one predicate over contacts `c` (contract §4:
+ * The contacts a campaign's audience selects, as one predicate over contacts `c` (docs/decisions/segments.md:
  * evaluated in the database): the project's contacts, narrowed by the segment or the condition
  * tree, whatever their subscription. Every value is a bound parameter, the project always `$1`.
  * An unknown segment is a 404; a tree the database refuses (an unknown or circular segment
@@ -26,7 +26,7 @@ export async function selectionOf(db: Queryable, projectId: string, spec: Audien
   return { predicate: parts.join(' AND '), params };
 }
 
-/** The send's narrowing of a selection: subscribed contacts only unless the campaign is TRANSACTIONAL (contract §6). */
+/** The send's narrowing of a selection: subscribed contacts only unless the campaign is TRANSACTIONAL (docs/decisions/sending.md). */
 export function subscribedOnly(spec: Pick<AudienceSpec, 'type'>): boolean {
   return spec.type !== 'TRANSACTIONAL';
 }
@@ -42,7 +42,7 @@ export async function audienceOf(db: Queryable, projectId: string, spec: Audienc
   return narrowForSend(await selectionOf(db, projectId, spec), spec);
 }
 
-/** contract §4 on campaigns: an invalid tree is a 422 naming the path of the bad filter. */
+/** docs/decisions/segments.md on campaigns: an invalid tree is a 422 naming the path of the bad filter. */
 function conditionError(path: string, message: string): AppError {
   const field = ['audienceCondition', ...pathSegments(path)].join('.');
   return new AppError('VALIDATION_ERROR', { errors: [{ field, code: 'custom', message }] });
@@ -56,7 +56,7 @@ export function checkAudienceCondition(tree: unknown): void {
 
 /**
  * audienceOf for a campaign being written: the compiler's 400 for a tree that names an unknown or
- * circular segment becomes the 422 campaigns answer for a bad condition (contract §4).
+ * circular segment becomes the 422 campaigns answer for a bad condition (docs/decisions/segments.md).
  */
 export async function audienceForWrite(db: Queryable, projectId: string, spec: AudienceSpec): Promise<Audience> {
   return refusedAsWrite(() => audienceOf(db, projectId, spec));

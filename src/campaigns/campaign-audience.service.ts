@@ -1,24 +1,17 @@
+import { toContact } from '../contacts/contacts.schemas.ts';
 import type { Queryable } from '../db/index.ts';
 import type { Deps } from '../deps.ts';
-import { toContact } from '../contacts/contacts.schemas.ts';
 import { badRequest } from '../errors.ts';
 import { type AudienceSpec, checkAudienceCondition, narrowForSend, selectionForWrite, subscribedOnly } from './audience.ts';
-import { breakdownAudience, sampleAudience } from './campaign-sending.queries.ts';
 import { listRecipients } from './campaign-recipients.queries.ts';
-import {
-  type AudienceCheck,
-  type AudienceCheckInput,
-  DEFAULT_PAGE_SIZE,
-  MAX_PAGE_SIZE,
-  type RecipientPage,
-  type RecipientsInput,
-} from './campaigns.schemas.ts';
+import { breakdownAudience, sampleAudience } from './campaign-sending.queries.ts';
+import { type AudienceCheck, type AudienceCheckInput, DEFAULT_PAGE_SIZE, MAX_PAGE_SIZE, type RecipientPage, type RecipientsInput } from './campaigns.schemas.ts';
 import { findCampaignOr404, stateError } from './campaigns.service.ts';
 
 const SAMPLE_SIZE = 10;
 
 /**
- * The audience check (contract §15; docs/campaigns.md): who a send started now would mail, and why
+ * The audience check (docs/campaigns.md; docs/campaigns.md): who a send started now would mail, and why
  * the others would not. The selection and its narrowing are audience.ts's, the very predicate the
  * send fixes its records with, so `eligible` is the `totalRecipients` that send gets.
  */

@@ -1,5 +1,5 @@
-import type { Queryable } from '../db/index.ts';
 import type { ContactRow } from '../contacts/contacts.schemas.ts';
+import type { Queryable } from '../db/index.ts';
 import type { CampaignRow } from './campaigns.schemas.ts';
 
 /** A predicate over contacts `c` with its bound parameters (audience.ts builds it). */
@@ -23,7 +23,7 @@ export async function countAudience(db: Queryable, audience: Audience): Promise<
 export type AudienceBreakdown = { total: number; eligible: number; suppressed: number; snoozed: number; unsubscribed: number };
 
 /**
- * The audience check (contract §15) in one pass over the selection: `eligible` is the send's own
+ * The audience check (docs/campaigns.md) in one pass over the selection: `eligible` is the send's own
  * predicate (the selection narrowed by SUBSCRIBED, as audienceOf narrows it) less the suppressed,
  * as countAudience counts it; each other contact counts once, under the first of suppressed,
  * snoozed, unsubscribed.
@@ -51,18 +51,13 @@ export async function sampleAudience(db: Queryable, audience: Audience, limit: n
 }
 
 /**
- * Fixes the audience (contract §9): one email record per contact of the audience, in one
+ * Fixes the audience (docs/decisions/campaigns.md): one email record per contact of the audience, in one
  * INSERT … SELECT. Records carry no content (rendered at delivery, src/delivery/deferred-content.ts);
  * a suppressed address gets a SUPPRESSED record with `suppressedReason` as its error. The unique
  * index emails_campaign_contact_key skips contacts that already have one, so running this twice
  * (a start job retried after a crash) never makes a second record.
  */
-export async function insertAudienceRecords(
-  tx: Queryable,
-  campaign: CampaignRow,
-  audience: Audience,
-  options: { messageDomain: string; suppressedReason: string },
-): Promise<void> {
+export async function insertAudienceRecords(tx: Queryable, campaign: CampaignRow, audience: Audience, options: { messageDomain: string; suppressedReason: string }): Promise<void> {
   const params = [...audience.params];
   const p = (value: unknown) => {
     params.push(value);
@@ -98,14 +93,14 @@ export async function markAudienceFixed(tx: Queryable, projectId: string, campai
 }
 
 export async function suppressedRecords(tx: Queryable, projectId: string, campaignId: string) {
-  return tx.query<{ id: string; contact_id: string | null }>(
-    `SELECT id, contact_id FROM emails WHERE project_id = $1 AND campaign_id = $2 AND status = 'SUPPRESSED'`,
-    [projectId, campaignId],
-  );
+  return tx.query<{ id: string; contact_id: string | null }>(`SELECT id, contact_id FROM emails WHERE project_id = $1 AND campaign_id = $2 AND status = 'SUPPRESSED'`, [
+    projectId,
+    campaignId,
+  ]);
 }
 
 /**
- * Cancel mid-send (contract §9): records not yet handed to the transport never leave. QUEUED ones,
+ * Cancel mid-send (docs/decisions/campaigns.md): records not yet handed to the transport never leave. QUEUED ones,
  * and SENDING ones a worker holds but has not handed over (its hand-off and settlement are fenced
  * on status SENDING, so it drops them), become FAILED with `error`. Returns how many.
  */
@@ -124,7 +119,7 @@ export async function failUnsentRecords(tx: Queryable, projectId: string, campai
 
 /**
  * SENDING → SENT for every campaign whose audience is fixed and none of whose records is still
- * QUEUED or SENDING (contract §9), across projects. Returns how many are still SENDING after it:
+ * QUEUED or SENDING (docs/decisions/campaigns.md), across projects. Returns how many are still SENDING after it:
  * those SENDING and not just done (on PostgreSQL the count reads the statement's snapshot, before
  * `done`; on Citus `done` has run already and its rows are no longer SENDING).
  */
@@ -177,4 +172,3 @@ export async function campaignContents(db: Queryable, projectId: string, ids: st
     [projectId, ids],
   );
 }
-

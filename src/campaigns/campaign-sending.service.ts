@@ -5,8 +5,8 @@ import type { Deps } from '../deps.ts';
 import { assertSenderAllowed, signingKeyFor } from '../domains/domains.service.ts';
 import { SUPPRESSION_REASONS } from '../emails/email-record.ts';
 import { refreshEmailStatistics } from '../emails/emails.queries.ts';
-import { recordEvents } from '../events/events.service.ts';
 import { AppError, badRequest, notFound } from '../errors.ts';
+import { recordEvents } from '../events/events.service.ts';
 import type { JobQueue } from '../jobs/queue.ts';
 import { sendTestCopy } from '../send/test-copy.ts';
 import { audienceOf } from './audience.ts';
@@ -30,7 +30,7 @@ export async function kickProgress(queue: JobQueue, tx?: Queryable): Promise<voi
   await queue.send(PROGRESS_JOB, {}, { singletonKey: 'tick', startAfter, ...(tx ? { tx } : {}) });
 }
 
-/** `scheduledFor` as api.md takes it: anything the date parser accepts; else 400. */
+/** `scheduledFor` as the API reference takes it: anything the date parser accepts; else 400. */
 function parseScheduledFor(value: unknown): Date | null {
   if (value === undefined || value === null) return null;
   const parseable = (typeof value === 'string' && value.trim() !== '') || typeof value === 'number';
@@ -41,7 +41,7 @@ function parseScheduledFor(value: unknown): Date | null {
 }
 
 /**
- * POST /campaigns/{id}/send (contract §9). From DRAFT or SCHEDULED only; the audience must hold
+ * POST /campaigns/{id}/send (docs/decisions/campaigns.md). From DRAFT or SCHEDULED only; the audience must hold
  * an eligible contact. With `scheduledFor` the campaign becomes SCHEDULED and a start job waits
  * for that time; without, it becomes SENDING (sent_at now) and the start job runs at once. The
  * audience is fixed by the start job, not here: a large audience is not inserted inside a request.
@@ -58,7 +58,12 @@ export async function sendCampaign(deps: Deps, projectId: string, id: string, sc
     const total = await sending.countAudience(tx, await audienceOf(tx, projectId, row));
     if (total === 0) throw new AppError('CAMPAIGN_NO_RECIPIENTS');
     await assertBillingAllows(tx, projectId, 'CAMPAIGN', total);
-    await setStatus(tx, projectId, id, when ? { status: 'SCHEDULED', scheduledFor: when, totalRecipients: total } : { status: 'SENDING', scheduledFor: null, totalRecipients: total });
+    await setStatus(
+      tx,
+      projectId,
+      id,
+      when ? { status: 'SCHEDULED', scheduledFor: when, totalRecipients: total } : { status: 'SENDING', scheduledFor: null, totalRecipients: total },
+    );
     const data: StartJobData = { projectId, campaignId: id };
     await deps.queue.send(START_JOB, data, when ? { tx, startAfter: when } : { tx });
   });
@@ -122,7 +127,7 @@ async function fixAudience(deps: Deps, tx: Queryable, row: CampaignRow): Promise
 }
 
 /**
- * POST /campaigns/{id}/cancel (contract §9): SCHEDULED or SENDING → CANCELLED; records not yet
+ * POST /campaigns/{id}/cancel (docs/decisions/campaigns.md): SCHEDULED or SENDING → CANCELLED; records not yet
  * handed to the transport become FAILED (docs/decisions/campaigns.md). Any other state → 400.
  */
 export async function cancelCampaign(deps: Deps, projectId: string, id: string): Promise<Campaign> {
@@ -150,7 +155,7 @@ export async function startOverdue(deps: Deps, graceSeconds: number): Promise<nu
 }
 
 /**
- * POST /campaigns/{id}/test (contract §9): one copy, rendered now, `[Test]` in the subject, to any
+ * POST /campaigns/{id}/test (docs/decisions/campaigns.md): one copy, rendered now, `[Test]` in the subject, to any
  * address. Its record has no campaign id and no contact, so it moves no counter, emits no contact
  * event and leaves the campaign's state alone. A contact with that address lends its data to the
  * rendering. A suppressed address gets a SUPPRESSED record, as any send would.

@@ -8,7 +8,7 @@ const SWEEP_CRON = '* * * * *';
 const OVERDUE_SECONDS = 30;
 
 /**
- * Campaign background work (contract §9):
+ * Campaign background work (docs/decisions/campaigns.md):
  * - `campaigns.start`: SCHEDULED → SENDING at `scheduledFor` (a delayed job), then the audience's
  *   records in one statement. Its queue polls every second, so a delayed start fires within about
  *   a second of its time (a delayed job sends no NOTIFY when it falls due).

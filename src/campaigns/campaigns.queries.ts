@@ -25,7 +25,7 @@ export type CampaignValues = {
 };
 
 /**
- * The counters of a campaign, from its records by status (contract §6: counters follow the
+ * The counters of a campaign, from its records by status (docs/decisions/sending.md: counters follow the
  * records). Only `status` is read, so the (project_id, campaign_id, status) index answers it.
  * Every statement using it binds the project as $1: with the constant, Citus runs the join on the
  * project's node even when `p` is a modifying CTE (it refuses a LATERAL join through p.project_id).
@@ -113,8 +113,8 @@ export async function replaceCampaign(db: Queryable, projectId: string, id: stri
 }
 
 /**
- * Moves a campaign to `status`; SENDING also stamps sent_at (contract §9). `scheduledFor`: the
- * time to store (SCHEDULED), or null to clear it (sent now: api.md's null for immediate sends).
+ * Moves a campaign to `status`; SENDING also stamps sent_at (docs/decisions/campaigns.md). `scheduledFor`: the
+ * time to store (SCHEDULED), or null to clear it (sent now: the API reference's null for immediate sends).
  * The time comes from the `clock` CTE: Citus refuses now() inside CASE in a write.
  */
 export async function setStatus(
@@ -167,7 +167,6 @@ export type CampaignFilters = { status?: CampaignStatus; search?: string };
 // Sort keys as SQL, from a closed set (never from the request text).
 const ORDER_BY: Record<CampaignSort, string> = { name: 'lower(name) COLLATE "C"', createdAt: 'created_at', updatedAt: 'updated_at' };
 
-
 function where(projectId: string, filters: CampaignFilters): { sql: string; params: unknown[] } {
   return {
     sql: `project_id = $1
@@ -202,14 +201,14 @@ export async function countCampaigns(db: Queryable, projectId: string, filters: 
 
 /** Campaigns made from a template (GET /templates/{id}/usage). */
 export async function campaignsUsingTemplate(db: Queryable, projectId: string, templateId: string) {
-  return db.query<{ id: string; name: string; status: string }>(
-    'SELECT id, name, status FROM campaigns WHERE project_id = $1 AND template_id = $2 ORDER BY created_at, id',
-    [projectId, templateId],
-  );
+  return db.query<{ id: string; name: string; status: string }>('SELECT id, name, status FROM campaigns WHERE project_id = $1 AND template_id = $2 ORDER BY created_at, id', [
+    projectId,
+    templateId,
+  ]);
 }
 
 /**
- * FILTERED campaigns whose condition has a filter on `field` (contract §4 field names such as
+ * FILTERED campaigns whose condition has a filter on `field` (docs/decisions/segments.md field names such as
  * `data.plan`, `email`, `event.signup`), at any depth of the tree.
  */
 export async function campaignsFilteringOn(db: Queryable, projectId: string, field: string) {

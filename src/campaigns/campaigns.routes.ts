@@ -19,16 +19,15 @@ import {
   testCampaignBody,
   testSentResponse,
 } from './campaigns.schemas.ts';
-import { campaignStats as statsOf, createCampaign, deleteCampaign, duplicateCampaign, getCampaign, listCampaigns, replaceCampaign } from './campaigns.service.ts';
+import { createCampaign, deleteCampaign, duplicateCampaign, getCampaign, listCampaigns, replaceCampaign, campaignStats as statsOf } from './campaigns.service.ts';
 
 const tags = ['campaigns'];
 const security: Array<Record<string, string[]>> = [{ apiKey: [] }, { session: [] }];
 const config = { auth: 'project' as const };
 const params = campaignIdParams;
 
-/** api.md Campaigns (auth: secret key or session with X-Project-Id); contract §9. */
+/** the API reference (Campaigns) (auth: secret key or session with X-Project-Id); docs/decisions/campaigns.md. */
 export const campaignsRoutes: FastifyPluginAsyncZod<Deps> = async (app, deps) => {
-
   app.get(
     '/campaigns',
     { config, schema: { tags, security, summary: 'List campaigns (offset pagination, status filter, search)', querystring: listCampaignsQuery, response: { 200: campaignPage } } },
@@ -41,11 +40,10 @@ export const campaignsRoutes: FastifyPluginAsyncZod<Deps> = async (app, deps) =>
     async (request, reply) => reply.status(201).send({ success: true as const, data: await createCampaign(deps, projectOf(request).id, request.body) }),
   );
 
-  app.get(
-    '/campaigns/:id',
-    { config, schema: { tags, security, summary: 'One campaign', params, response: { 200: campaignEnvelope } } },
-    async (request) => ({ success: true as const, data: await getCampaign(deps, projectOf(request).id, request.params.id) }),
-  );
+  app.get('/campaigns/:id', { config, schema: { tags, security, summary: 'One campaign', params, response: { 200: campaignEnvelope } } }, async (request) => ({
+    success: true as const,
+    data: await getCampaign(deps, projectOf(request).id, request.params.id),
+  }));
 
   app.put(
     '/campaigns/:id',
@@ -106,7 +104,10 @@ export const campaignsRoutes: FastifyPluginAsyncZod<Deps> = async (app, deps) =>
     {
       config,
       schema: {
-        tags, security, body: audienceCheckBody, response: { 200: audienceCheck },
+        tags,
+        security,
+        body: audienceCheckBody,
+        response: { 200: audienceCheck },
         summary: 'Audience check: how many a send would mail now, how many are excluded and why, with a sample (docs/campaigns.md)',
       },
     },
@@ -115,13 +116,23 @@ export const campaignsRoutes: FastifyPluginAsyncZod<Deps> = async (app, deps) =>
 
   app.get(
     '/campaigns/:id/audience',
-    { config, schema: { tags, security, summary: "Audience check of a DRAFT or SCHEDULED campaign", params, response: { 200: audienceCheck } } },
+    { config, schema: { tags, security, summary: 'Audience check of a DRAFT or SCHEDULED campaign', params, response: { 200: audienceCheck } } },
     async (request) => checkCampaignAudience(deps, projectOf(request).id, request.params.id),
   );
 
   app.get(
     '/campaigns/:id/recipients',
-    { config, schema: { tags, security, summary: "The campaign's recipients (its email records) with each one's status", params, querystring: recipientsQuery, response: { 200: recipientPage } } },
+    {
+      config,
+      schema: {
+        tags,
+        security,
+        summary: "The campaign's recipients (its email records) with each one's status",
+        params,
+        querystring: recipientsQuery,
+        response: { 200: recipientPage },
+      },
+    },
     async (request) => campaignRecipients(deps, projectOf(request).id, request.params.id, request.query),
   );
 };

@@ -55,7 +55,7 @@ export type CampaignCounts = {
 const iso = (value: Date | string) => (value instanceof Date ? value : new Date(value)).toISOString();
 const isoOrNull = (value: Date | string | null) => (value === null ? null : iso(value));
 
-/** api.md Campaign, from a campaigns row. Unset optional fields are null. */
+/** the API reference (Campaign), from a campaigns row. Unset optional fields are null. */
 export function toCampaign(row: CampaignRow): Campaign {
   return {
     id: row.id,
@@ -125,7 +125,7 @@ const email = z.string().trim().max(254).pipe(z.email());
 /**
  * POST /campaigns and PUT /campaigns/{id} (PUT replaces: it takes the create body). subject, body
  * and from are required unless `templateId` supplies them (checked by the service after the merge);
- * the companion fields of audienceType are checked by the service too (400, api.md).
+ * the companion fields of audienceType are checked by the service too (400, the API reference).
  */
 export const campaignBody = z.object({
   name: z.string().trim().min(1).max(MAX_NAME),
@@ -147,7 +147,7 @@ export type CampaignInput = z.infer<typeof campaignBody>;
 export const campaignIdParams = z.object({ id: z.uuid() });
 
 /**
- * `scheduledFor`: anything `Date` parses (api.md); the service answers 400 for anything else,
+ * `scheduledFor`: anything `Date` parses (the API reference); the service answers 400 for anything else,
  * whatever its JSON type ("unparseable gives 400").
  */
 export const sendCampaignBody = z.object({ scheduledFor: z.unknown().optional().describe('date-time; omit or null to send now') }).nullish();
@@ -156,7 +156,7 @@ export const testCampaignBody = z.object({ email });
 
 export { DEFAULT_PAGE_SIZE, MAX_PAGE_SIZE } from '../pagination.ts';
 
-/** api.md Conventions, offset pagination; an unknown status is a 400 (querystring validation). */
+/** the API reference (Conventions), offset pagination; an unknown status is a 400 (querystring validation). */
 export const listCampaignsQuery = z.object({
   ...offsetPageFields,
   ...sortFields,

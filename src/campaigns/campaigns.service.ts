@@ -24,7 +24,7 @@ import {
 const required = (field: string): FieldError => ({ field, code: 'invalid_type', message: 'Required', received: 'undefined' });
 
 /**
- * The column values of a create or PUT body, with every rule of api.md's create body in order:
+ * The column values of a create or PUT body, with every rule of the API reference's create body in order:
  * required content (422; a `templateId` may supply subject, body and sender), the audience's
  * companion field (400), the condition tree (422 naming the path), Liquid syntax (400), the
  * sender's domain (403), then the audience is counted: an unknown segment is a 404, a condition
@@ -93,7 +93,7 @@ export async function getCampaign(deps: Deps, projectId: string, id: string): Pr
 export const stateError = (row: Pick<CampaignRow, 'status'>, action: string) =>
   new AppError('CAMPAIGN_STATE_INVALID', { message: `A ${row.status} campaign cannot be ${action}.`, details: { status: row.status } });
 
-/** PUT /campaigns/{id}: replaces the content, only while DRAFT or SCHEDULED (contract §9). */
+/** PUT /campaigns/{id}: replaces the content, only while DRAFT or SCHEDULED (docs/decisions/campaigns.md). */
 export async function replaceCampaign(deps: Deps, projectId: string, id: string, input: CampaignInput): Promise<Campaign> {
   const current = await findCampaignOr404(deps.db, projectId, id);
   if (current.status !== 'DRAFT' && current.status !== 'SCHEDULED') throw stateError(current, 'edited (only DRAFT and SCHEDULED campaigns can)');
@@ -120,7 +120,7 @@ export async function duplicateCampaign(deps: Deps, projectId: string, id: strin
   return toCampaign(copy);
 }
 
-/** DELETE /campaigns/{id} (contract §9): SENDING → 409; a SCHEDULED one is cancelled by going. */
+/** DELETE /campaigns/{id} (docs/decisions/campaigns.md): SENDING → 409; a SCHEDULED one is cancelled by going. */
 export async function deleteCampaign(deps: Deps, projectId: string, id: string): Promise<void> {
   await deps.db.transaction(async (tx) => {
     const row = await queries.lockCampaign(tx, projectId, id);
@@ -131,7 +131,7 @@ export async function deleteCampaign(deps: Deps, projectId: string, id: string):
   });
 }
 
-/** GET /campaigns (api.md Conventions: offset pagination; pageSize clamped to 100). */
+/** GET /campaigns (the API reference (Conventions): offset pagination; pageSize clamped to 100). */
 export async function listCampaigns(deps: Deps, projectId: string, input: ListCampaignsInput): Promise<CampaignPage> {
   const page = input.page ?? 1;
   const pageSize = Math.min(input.pageSize ?? DEFAULT_PAGE_SIZE, MAX_PAGE_SIZE);

@@ -1,5 +1,5 @@
-import { campaignsFilteringOn, campaignsUsingTemplate } from './campaigns.queries.ts';
 import type { EventUsageFinder, FieldUsageFinder, TemplateUsageFinder } from '../deps.ts';
+import { campaignsFilteringOn, campaignsUsingTemplate } from './campaigns.queries.ts';
 
 const idAndName = (rows: Array<{ id: string; name: string }>) => rows.map(({ id, name }) => ({ id, name }));
 

@@ -13,7 +13,7 @@ import {
 import { DAY, validateConditionTree } from './validate.ts';
 
 /**
- * The pure core of the condition compiler (contract §4, style.md item 5): a tree → one SQL boolean
+ * The pure core of the condition compiler (docs/decisions/segments.md ): a tree → one SQL boolean
  * expression over `contacts c`. Every value — data keys and event names included — is appended to
  * `params` and referenced as `$n` with an explicit cast; the SQL text holds only fixed fragments
  * chosen by exhaustive switches. It reads no database: segment references come pre-resolved.
@@ -195,7 +195,7 @@ const COMPARE: Record<'greaterThan' | 'lessThan' | 'greaterThanOrEqual' | 'lessT
 const keyPath = (key: string, test: string) => `strict $.${JSON.stringify(key)} ? (${test})`;
 
 /**
- * `data.<key>` (contract §4): numbers compare numerically, strings as strings (by code point),
+ * `data.<key>` (docs/decisions/segments.md): numbers compare numerically, strings as strings (by code point),
  * booleans by equality; JSON null counts as absent. The key is never SQL text: it is bound, alone
  * (`c.data ? $n::text`) or inside a bound jsonb / jsonpath value. Equality is containment of
  * `{ key: value }` and comparisons are `@?` jsonpath tests: both are estimated from the column's

@@ -49,13 +49,7 @@ export type CompileAudienceOptions = {
  * reference throws ConditionError (400 BAD_REQUEST naming the path). The caller adds
  * `c.project_id = $k`.
  */
-export async function compileAudience(
-  db: Queryable,
-  projectId: string,
-  tree: ConditionTree,
-  params: unknown[],
-  options: CompileAudienceOptions = {},
-): Promise<string> {
+export async function compileAudience(db: Queryable, projectId: string, tree: ConditionTree, params: unknown[], options: CompileAudienceOptions = {}): Promise<string> {
   const self = options.segmentId?.toLowerCase();
   const known = new Map<string, ResolvedSegment>(self ? [[self, { type: 'DYNAMIC', condition: tree }]] : []);
   const segments = await loadReferencedSegments(db, projectId, tree, known);

@@ -3,7 +3,7 @@ import type { ConditionGroup, ConditionTree, Filter } from './types.ts';
 import { validateConditionTree } from './validate.ts';
 
 /**
- * Structural zod schemas of a condition tree (contract §4), for route body schemas and the OpenAPI
+ * Structural zod schemas of a condition tree (docs/decisions/segments.md), for route body schemas and the OpenAPI
  * document. `conditionTreeSchema` checks the object shape only; `checkedConditionTreeSchema` also
  * applies every rule of validateConditionTree, reporting the bad element's path as a zod issue
  * (so a 422 names `audienceCondition.groups.0.filters.1.operator`).
@@ -15,20 +15,25 @@ const filterSchema: z.ZodType<Filter> = z.object({
   unit: z.string().optional().describe('minutes, hours, days or weeks (time operators)'),
 });
 
-const groupSchema: z.ZodType<ConditionGroup> = z.lazy(() =>
-  z.object({
-    filters: z.array(filterSchema).default([]),
-    conditions: conditionTreeSchema.optional(),
-  }),
-).register(z.globalRegistry, { id: 'ConditionGroup' }) as unknown as z.ZodType<ConditionGroup>;
+const groupSchema: z.ZodType<ConditionGroup> = z
+  .lazy(() =>
+    z.object({
+      filters: z.array(filterSchema).default([]),
+      conditions: conditionTreeSchema.optional(),
+    }),
+  )
+  .register(z.globalRegistry, { id: 'ConditionGroup' }) as unknown as z.ZodType<ConditionGroup>;
 
-export const conditionTreeSchema: z.ZodType<ConditionTree> = z.lazy(() =>
-  z.object({
-    logic: z.enum(['AND', 'OR']),
-    groups: z.array(groupSchema).min(1),
-  }),
-  // Registered by name: the recursive tree becomes one component of /openapi.json that it refers to.
-).register(z.globalRegistry, { id: 'ConditionTree' }) as unknown as z.ZodType<ConditionTree>;
+export const conditionTreeSchema: z.ZodType<ConditionTree> = z
+  .lazy(
+    () =>
+      z.object({
+        logic: z.enum(['AND', 'OR']),
+        groups: z.array(groupSchema).min(1),
+      }),
+    // Registered by name: the recursive tree becomes one component of /openapi.json that it refers to.
+  )
+  .register(z.globalRegistry, { id: 'ConditionTree' }) as unknown as z.ZodType<ConditionTree>;
 
 /** `groups[0].filters[1].operator` → ['groups', 0, 'filters', 1, 'operator']. */
 export function pathSegments(path: string): (string | number)[] {
@@ -46,7 +51,7 @@ export const checkedConditionTreeSchema: z.ZodType<ConditionTree> = conditionTre
 const record = (value: unknown): Record<string, unknown> => (typeof value === 'object' && value !== null && !Array.isArray(value) ? (value as Record<string, unknown>) : {});
 
 /**
- * A tree reduced to the keys of contract §4, as it is stored and answered: unknown keys dropped, a
+ * A tree reduced to the keys of docs/decisions/segments.md, as it is stored and answered: unknown keys dropped, a
  * `unit` kept only when it is a string. Total (never throws), so a row stored before a check
  * existed still reads back in the answer's shape.
  */

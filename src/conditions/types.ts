@@ -1,5 +1,5 @@
 /**
- * The condition tree of contract §4 (segment conditions, campaign audienceCondition): its shape,
+ * The condition tree of docs/decisions/segments.md (segment conditions, campaign audienceCondition): its shape,
  * and the tables of fields, operators and units that the validator and the compiler share.
  */
 
@@ -12,7 +12,7 @@ export const LOGICS = ['AND', 'OR'] as const;
 export const UNITS = ['minutes', 'hours', 'days', 'weeks'] as const;
 export type Unit = (typeof UNITS)[number];
 
-/** contract §4: the activities an `email.<activity>` filter can name. */
+/** docs/decisions/segments.md: the activities an `email.<activity>` filter can name. */
 export const EMAIL_ACTIVITIES = ['sent', 'delivered', 'opened', 'clicked', 'bounced', 'complained'] as const;
 
 const COMPARISONS = ['greaterThan', 'lessThan', 'greaterThanOrEqual', 'lessThanOrEqual'] as const;
@@ -30,14 +30,14 @@ export type DataOperator = (typeof DATA_OPERATORS)[number];
 export type ActivityOperator = (typeof ACTIVITY_OPERATORS)[number];
 export type SegmentOperator = (typeof SEGMENT_OPERATORS)[number];
 
-/** Operators that take no `value` (contract §4). */
+/** Operators that take no `value` (docs/decisions/segments.md). */
 export const VALUELESS = new Set<string>(['exists', 'notExists', 'triggered', 'notTriggered', ...SEGMENT_OPERATORS]);
 /** Operators whose value is an amount of `unit`s back from now. */
 export const TIME_OPERATORS = new Set<string>([...AGES, 'triggeredWithin', 'notTriggeredWithin', 'triggeredOlderThan']);
 
 /**
  * A filter's `field`, parsed. Every field the compiler accepts is one of these kinds; anything
- * else is refused by the validator (the allowlist of style.md item 5).
+ * else is refused by the validator (the allowlist of ).
  */
 export type FieldRef =
   | { kind: 'email' }
@@ -51,7 +51,7 @@ export type FieldRef =
 export const MAX_NAME_LENGTH = 200;
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
-/** `field` → its kind, or null when it is not a field of contract §4. */
+/** `field` → its kind, or null when it is not a field of docs/decisions/segments.md. */
 export function parseField(field: string): FieldRef | null {
   if (field === 'email') return { kind: 'email' };
   if (field === 'subscribed') return { kind: 'subscribed' };

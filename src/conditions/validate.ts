@@ -1,13 +1,4 @@
-import {
-  type ConditionTree,
-  type FieldRef,
-  LOGICS,
-  operatorsFor,
-  parseField,
-  TIME_OPERATORS,
-  UNITS,
-  VALUELESS,
-} from './types.ts';
+import { type FieldRef, LOGICS, operatorsFor, parseField, TIME_OPERATORS, UNITS, VALUELESS } from './types.ts';
 
 /** The first thing wrong with a tree, at the path of the bad element (`groups[0].filters[1].operator`). */
 export type ConditionProblem = { path: string; message: string };
@@ -20,7 +11,7 @@ export const MAX_VALUE_LENGTH = 1000;
 /** Largest amount of units a time operator takes (100,000 weeks is ~1,900 years). */
 export const MAX_AMOUNT = 100_000;
 
-/** `YYYY-MM-DD`: equals covers that UTC day (contract §4). */
+/** `YYYY-MM-DD`: equals covers that UTC day (docs/decisions/segments.md). */
 export const DAY = /^\d{4}-(0[1-9]|1[0-2])-(0[1-9]|[12]\d|3[01])$/;
 // An ISO 8601 date-time with an optional offset (JavaScript's parser is lenient beyond ISO).
 const DATE_TIME = /^\d{4}-\d{2}-\d{2}[T ]\d{2}:\d{2}(:\d{2}(\.\d{1,9})?)?(Z|[+-]\d{2}:?\d{2})?$/i;
@@ -36,7 +27,7 @@ const isFiniteNumber = (value: unknown): value is number => typeof value === 'nu
 const describe = (value: unknown) => (value === null ? 'null' : Array.isArray(value) ? 'array' : typeof value);
 
 /**
- * Checks a condition tree against contract §4: structure, known fields, operators valid for the
+ * Checks a condition tree against docs/decisions/segments.md: structure, known fields, operators valid for the
  * field, value and unit present and of the right type. Null when valid. Segment references are
  * only checked for form here; whether they exist (and are not circular) needs the database.
  */
@@ -82,7 +73,10 @@ function checkFilter(filter: unknown, path: string): ConditionProblem | null {
     return { path: `${path}.operator`, message: `"${filter.operator}" is not an operator of ${filter.field} (one of ${allowed.join(', ')})` };
   }
   if (filter.unit !== undefined && !(TIME_OPERATORS.has(filter.operator) && (UNITS as readonly unknown[]).includes(filter.unit))) {
-    return { path: `${path}.unit`, message: TIME_OPERATORS.has(filter.operator) ? `must be one of ${UNITS.join(', ')}` : `is taken by time operators only, not ${filter.operator}` };
+    return {
+      path: `${path}.unit`,
+      message: TIME_OPERATORS.has(filter.operator) ? `must be one of ${UNITS.join(', ')}` : `is taken by time operators only, not ${filter.operator}`,
+    };
   }
   if (typeof filter.value === 'string' && filter.value.length > MAX_VALUE_LENGTH) return { path: `${path}.value`, message: `must be at most ${MAX_VALUE_LENGTH} characters` };
   if (VALUELESS.has(filter.operator)) return null;

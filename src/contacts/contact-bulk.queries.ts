@@ -27,11 +27,12 @@ const JOB_COLUMNS = `id, type, status, contact_ids AS "contactIds", total, proce
   created_at AS "createdAt", completed_at AS "completedAt"`;
 
 export async function insertJob(db: Queryable, projectId: string, type: ContactJobType, contactIds: string[] | null, total: number) {
-  const row = await queryOne<{ id: string }>(
-    db,
-    `INSERT INTO contact_jobs (project_id, type, contact_ids, total) VALUES ($1, $2, $3::uuid[], $4) RETURNING id`,
-    [projectId, type, contactIds, total],
-  );
+  const row = await queryOne<{ id: string }>(db, `INSERT INTO contact_jobs (project_id, type, contact_ids, total) VALUES ($1, $2, $3::uuid[], $4) RETURNING id`, [
+    projectId,
+    type,
+    contactIds,
+    total,
+  ]);
   return row!.id;
 }
 

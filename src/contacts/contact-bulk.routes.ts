@@ -13,7 +13,7 @@ const OPERATIONS: { path: string; operation: BulkOperation; summary: string }[] 
   { path: '/contacts/bulk-delete', operation: 'delete', summary: 'Delete up to 1000 contacts by id (queued)' },
 ];
 
-/** Email lookup and the queued bulk operations by id (api.md Contacts; contract §12). */
+/** Email lookup and the queued bulk operations by id (the API reference (Contacts); docs/decisions/contacts-and-events.md). */
 export const contactBulkRoutes: FastifyPluginAsyncZod<Deps> = async (app, deps) => {
   app.post(
     '/contacts/lookup',
@@ -25,10 +25,8 @@ export const contactBulkRoutes: FastifyPluginAsyncZod<Deps> = async (app, deps) 
   );
 
   for (const { path, operation, summary } of OPERATIONS) {
-    app.post(
-      path,
-      { config: { auth: 'project' }, schema: { tags, security, summary, body: bulkBody, response: { 202: jobAccepted } } },
-      async (request, reply) => reply.status(202).send(await queueBulk(deps, projectOf(request).id, operation, request.body.contactIds)),
+    app.post(path, { config: { auth: 'project' }, schema: { tags, security, summary, body: bulkBody, response: { 202: jobAccepted } } }, async (request, reply) =>
+      reply.status(202).send(await queueBulk(deps, projectOf(request).id, operation, request.body.contactIds)),
     );
   }
 

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 
-// The 1–1000 bound is checked by the service, which answers 400 as contract §12 says (a schema
+// The 1–1000 bound is checked by the service, which answers 400 as docs/decisions/contacts-and-events.md says (a schema
 // failure would be a 422).
 export const bulkBody = z.object({
   contactIds: z.array(z.uuid()).describe('1 to 1000 contact ids of this project'),

@@ -18,7 +18,7 @@ import {
 export const BULK_JOB = 'contacts.bulk';
 export type BulkJobData = { projectId: string; jobId: string };
 
-/** api.md Limits: bulk by ID, 1000 contacts per call. */
+/** the API reference (Limits): bulk by ID, 1000 contacts per call. */
 export const MAX_BULK_IDS = 1000;
 
 export type BulkOperation = 'subscribe' | 'unsubscribe' | 'delete';
@@ -50,7 +50,7 @@ export async function queueBulk(deps: BulkDeps, projectId: string, operation: Bu
   return { jobId };
 }
 
-/** api.md Limits: contact lookup, 500 emails per call. */
+/** the API reference (Limits): contact lookup, 500 emails per call. */
 export const MAX_LOOKUP_EMAILS = 500;
 
 /** POST /contacts/lookup: existence of each email, in request order, case-insensitive. */
@@ -60,7 +60,7 @@ export async function lookupContacts(deps: Pick<Deps, 'db'>, projectId: string, 
   return { data: rows.map((row) => (row.id ? { email: row.email, exists: true, id: row.id } : { email: row.email, exists: false })) };
 }
 
-/** The job-status answer shared by bulk and import (contract §12). */
+/** The job-status answer shared by bulk and import (docs/decisions/contacts-and-events.md). */
 export function toJobStatus(row: ContactJobRow) {
   return {
     id: row.id,
@@ -92,7 +92,7 @@ export const BULK_TYPES: readonly ContactJobType[] = ['bulk-subscribe', 'bulk-un
 export async function runBulkJob(deps: BulkDeps, { projectId, jobId }: BulkJobData) {
   await deps.db.transaction(async (tx) => {
     const job = await startJob(tx, projectId, jobId);
-    if (!job || !job.contactIds) return;
+    if (!job?.contactIds) return;
     let found: string[];
     if (job.type === 'bulk-delete') {
       found = await deleteContacts(tx, projectId, job.contactIds);
@@ -101,7 +101,11 @@ export async function runBulkJob(deps: BulkDeps, { projectId, jobId }: BulkJobDa
       const rows = await setSubscribed(tx, projectId, job.contactIds, subscribed);
       found = rows.map((row) => row.id);
       const flipped = rows.filter((row) => row.subscriptionChanged);
-      await recordEvents(tx, projectId, flipped.map((row) => ({ contactId: row.id, name: subscriptionEventName(subscribed) })));
+      await recordEvents(
+        tx,
+        projectId,
+        flipped.map((row) => ({ contactId: row.id, name: subscriptionEventName(subscribed) })),
+      );
     }
     const foundSet = new Set(found);
     const missing = job.contactIds.filter((id) => !foundSet.has(id));

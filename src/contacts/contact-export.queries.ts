@@ -16,8 +16,5 @@ export async function selectedDataKeys(db: Queryable, selection: ContactSelectio
 /** The next `limit` selected contacts after the address `after`, by address (keyset: emails are unique in a project). */
 export async function selectedContactsAfter(db: Queryable, selection: ContactSelection, after: string | null, limit: number): Promise<ContactRow[]> {
   const params = [...selection.params, after ?? '', limit];
-  return db.query<ContactRow>(
-    `SELECT c.* FROM contacts c WHERE ${selection.predicate} AND c.email > $${params.length - 1} ORDER BY c.email LIMIT $${params.length}`,
-    params,
-  );
+  return db.query<ContactRow>(`SELECT c.* FROM contacts c WHERE ${selection.predicate} AND c.email > $${params.length - 1} ORDER BY c.email LIMIT $${params.length}`, params);
 }

@@ -1,4 +1,4 @@
-import { compileAudience, ConditionError, type ConditionTree, pathSegments, validateConditionTree } from '../conditions/index.ts';
+import { ConditionError, type ConditionTree, compileAudience, pathSegments, validateConditionTree } from '../conditions/index.ts';
 import type { Deps } from '../deps.ts';
 import { AppError } from '../errors.ts';
 import { type ContactSelection, selectedContactsAfter, selectedDataKeys } from './contact-export.queries.ts';
@@ -43,12 +43,12 @@ export async function exportContacts(deps: Deps, projectId: string, condition: u
 }
 
 async function* rows(deps: Deps, selection: ContactSelection, keys: string[]): AsyncGenerator<string> {
-  yield ['email', 'subscribed', 'createdAt', 'updatedAt', ...keys].map(field).join(',') + '\r\n';
+  yield `${['email', 'subscribed', 'createdAt', 'updatedAt', ...keys].map(field).join(',')}\r\n`;
   let after: string | null = null;
   for (;;) {
     const batch: ContactRow[] = await selectedContactsAfter(deps.db, selection, after, BATCH);
     if (batch.length === 0) return;
-    yield batch.map((c) => [c.email, c.subscribed, iso(c.created_at), iso(c.updated_at), ...keys.map((k) => c.data?.[k])].map(field).join(',') + '\r\n').join('');
+    yield batch.map((c) => `${[c.email, c.subscribed, iso(c.created_at), iso(c.updated_at), ...keys.map((k) => c.data?.[k])].map(field).join(',')}\r\n`).join('');
     if (batch.length < BATCH) return;
     after = batch.at(-1)!.email;
   }

@@ -33,11 +33,9 @@ export function countDataKeys(db: Queryable, projectId: string) {
 
 /** Contact count and how many are snoozed (the only nullable standard field). */
 export async function countContacts(db: Queryable, projectId: string) {
-  const row = await queryOne<{ total: number; snoozed: number }>(
-    db,
-    `SELECT count(*)::int AS total, count(snoozed_until)::int AS snoozed FROM contacts WHERE project_id = $1`,
-    [projectId],
-  );
+  const row = await queryOne<{ total: number; snoozed: number }>(db, `SELECT count(*)::int AS total, count(snoozed_until)::int AS snoozed FROM contacts WHERE project_id = $1`, [
+    projectId,
+  ]);
   return row ?? { total: 0, snoozed: 0 };
 }
 

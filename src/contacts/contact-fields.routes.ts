@@ -2,12 +2,12 @@ import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import type { Deps } from '../deps.ts';
 import { projectOf } from '../http/auth.ts';
 import { fieldDeleteResponse, fieldListResponse, fieldParams, fieldUsageResponse, fieldValuesResponse } from './contact-fields.schemas.ts';
-import { deleteField, fieldUsage, listFieldValues, listFields } from './contact-fields.service.ts';
+import { deleteField, fieldUsage, listFields, listFieldValues } from './contact-fields.service.ts';
 
 const tags = ['contacts'];
 const security: Record<string, string[]>[] = [{ apiKey: [] }, { session: [] }];
 
-/** Contact field management (api.md Contacts: /contacts/fields…). */
+/** Contact field management (the API reference (Contacts): /contacts/fields…). */
 export const contactFieldsRoutes: FastifyPluginAsyncZod<Deps> = async (app, deps) => {
   app.get(
     '/contacts/fields',

@@ -22,7 +22,7 @@ export const FIELD_STATS_MAX_AGE_SECONDS = 120;
 export const VALUES_SCAN_LIMIT = 50_000;
 export const VALUES_LIMIT = 100;
 
-/** The Contact resource's own fields (api.md Contact), listed before the custom ones. */
+/** The Contact resource's own fields (the API reference (Contact)), listed before the custom ones. */
 const STANDARD_FIELDS: { name: string; type: FieldType }[] = [
   { name: 'id', type: 'string' },
   { name: 'email', type: 'string' },

@@ -41,7 +41,11 @@ export type UpsertedContact = { id: string; subscribed: boolean; was: boolean | 
  */
 export async function upsertContacts(db: Queryable, projectId: string, rows: ImportRow[]): Promise<UpsertedContact[]> {
   const sorted = [...rows].sort((x, y) => (x.email < y.email ? -1 : x.email > y.email ? 1 : 0));
-  const locked = await lockContactsByEmail(db, projectId, sorted.map((row) => row.email));
+  const locked = await lockContactsByEmail(
+    db,
+    projectId,
+    sorted.map((row) => row.email),
+  );
   const was = new Map(locked.map((contact) => [contact.email, contact.subscribed]));
   const existing = sorted.filter((row) => was.has(row.email));
   const fresh = sorted.filter((row) => !was.has(row.email));

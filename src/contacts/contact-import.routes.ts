@@ -1,8 +1,8 @@
 import multipart from '@fastify/multipart';
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import type { Deps } from '../deps.ts';
-import { projectOf } from '../http/auth.ts';
 import { AppError, badRequest } from '../errors.ts';
+import { projectOf } from '../http/auth.ts';
 import { jobAccepted, jobParams, jobStatusResponse } from './contact-bulk.schemas.ts';
 import { getJob } from './contact-bulk.service.ts';
 import { MAX_IMPORT_BYTES, queueImport } from './contact-import.service.ts';
@@ -10,7 +10,7 @@ import { MAX_IMPORT_BYTES, queueImport } from './contact-import.service.ts';
 const tags = ['contacts'];
 const security: Record<string, string[]>[] = [{ apiKey: [] }, { session: [] }];
 
-/** CSV import (api.md Contacts; contract §12). Multipart parsing is registered for this plugin only. */
+/** CSV import (the API reference (Contacts); docs/decisions/contacts-and-events.md). Multipart parsing is registered for this plugin only. */
 export const contactImportRoutes: FastifyPluginAsyncZod<Deps> = async (app, deps) => {
   // A file over the limit is a 413 in the envelope (FST_REQ_FILE_TOO_LARGE from toBuffer(), or below).
   await app.register(multipart, { limits: { fileSize: MAX_IMPORT_BYTES, files: 1, fields: 10, parts: 20 } });

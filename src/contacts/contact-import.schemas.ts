@@ -1,8 +1,8 @@
+import type { ImportRow } from './contact-import.queries.ts';
 import { emailField } from './contacts.schemas.ts';
 import { type Primitive, splitContactData } from './data-rules.ts';
-import type { ImportRow } from './contact-import.queries.ts';
 
-/** The CSV's shape (contract §12): where the email, the subscription and the data keys are among a file's columns. */
+/** The CSV's shape (docs/decisions/contacts-and-events.md): where the email, the subscription and the data keys are among a file's columns. */
 export type ColumnPlan = { width: number; email: number; subscribed: number | undefined; data: { index: number; key: string }[] };
 
 /** Reads the header row; a string is why the file cannot be imported. */
@@ -50,7 +50,7 @@ export function toImportRow(fields: string[], plan: ColumnPlan): ImportRow | str
     subscribed = value;
   }
   const data: Record<string, unknown> = {};
-  // An empty cell is ignored (api.md data rule 3): it keeps the stored value.
+  // An empty cell is ignored (the API reference data rule 3): it keeps the stored value.
   for (const { index, key } of plan.data) if (fields[index] !== '') data[key] = typeCell(fields[index]!);
   return { email: email.data, subscribed, data: splitContactData(data, { oneOffAllowed: false }).set };
 }

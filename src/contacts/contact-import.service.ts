@@ -3,13 +3,13 @@ import type { Deps } from '../deps.ts';
 import { recordEvents, subscriptionEventName } from '../events/events.service.ts';
 import { addProgress, finishJob, insertJob, type JobProblem, startJob } from './contact-bulk.queries.ts';
 import { computeFieldStats } from './contact-fields.service.ts';
-import { type ColumnPlan, planColumns, toImportRow } from './contact-import.schemas.ts';
 import { findImportFile, type ImportRow, insertImportFile, setJobTotal, upsertContacts } from './contact-import.queries.ts';
+import { type ColumnPlan, planColumns, toImportRow } from './contact-import.schemas.ts';
 
 export const IMPORT_JOB = 'contacts.import';
 export type ImportJobData = { projectId: string; jobId: string };
 
-/** api.md Limits: CSV import, 5 MB. */
+/** the API reference (Limits): CSV import, 5 MB. */
 export const MAX_IMPORT_BYTES = 5 * 1024 * 1024;
 /**
  * Rows per set-based upsert and per progress update: a batch costs three statements whatever its
@@ -99,12 +99,16 @@ async function writeBatch(deps: ImportDeps, data: ImportJobData, batch: Batch) {
     const rows = [...batch.rows.values()];
     const upserted = rows.length ? await upsertContacts(tx, data.projectId, rows) : [];
     const flipped = upserted.filter((contact) => contact.was !== null && contact.was !== contact.subscribed);
-    await recordEvents(tx, data.projectId, flipped.map((contact) => ({ contactId: contact.id, name: subscriptionEventName(contact.subscribed) })));
+    await recordEvents(
+      tx,
+      data.projectId,
+      flipped.map((contact) => ({ contactId: contact.id, name: subscriptionEventName(contact.subscribed) })),
+    );
     await addProgress(tx, data.projectId, data.jobId, { processed: batch.processed, succeeded: batch.succeeded, failed: batch.errors.length, errors: batch.errors });
   });
 }
 
-/** Works one import job (contract §12 CSV rules); resumable after a crash, see writeBatch. */
+/** Works one import job (docs/decisions/contacts-and-events.md CSV rules); resumable after a crash, see writeBatch. */
 export async function runImportJob(deps: ImportDeps, data: ImportJobData) {
   const { projectId, jobId } = data;
   const job = await startJob(deps.db, projectId, jobId);

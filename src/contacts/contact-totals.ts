@@ -12,7 +12,7 @@ const MAX_ENTRIES = 1_000;
 type Entry = { total: number; countedAt: number } | { pending: Promise<number> };
 
 /**
- * The `total` of GET /contacts' first page (api.md Conventions). Exact for projects under 10,000
+ * The `total` of GET /contacts' first page (the API reference (Conventions)). Exact for projects under 10,000
  * matching contacts; for larger ones a count at most 10 s old is reused, and concurrent first
  * pages share one count instead of each scanning a million rows (docs/decisions/contacts-and-events.md).
  */

@@ -7,8 +7,8 @@ export const SNOOZE_END_JOB = 'contacts.snooze-end';
 export type SnoozeEndData = { projectId: string; contactId: string };
 
 /**
- * contacts.snooze-end (api.md Contact.snoozedUntil): scheduled for the snooze's end; resubscribes
- * the contact if it is still snoozed and due, and emits contact.subscribed (contract §12).
+ * contacts.snooze-end (the API reference (Contact).snoozedUntil): scheduled for the snooze's end; resubscribes
+ * the contact if it is still snoozed and due, and emits contact.subscribed (docs/decisions/contacts-and-events.md).
  */
 export function contactsJobs(deps: Deps): JobDefinition<any>[] {
   const snoozeEnd: JobDefinition<SnoozeEndData> = {
@@ -22,7 +22,11 @@ export function contactsJobs(deps: Deps): JobDefinition<any>[] {
       for (const [projectId, ids] of byProject) {
         await deps.db.transaction(async (tx) => {
           const ended = await endDueSnoozes(tx, projectId, ids);
-          await recordEvents(tx, projectId, ended.map((row) => ({ contactId: row.id, name: 'contact.subscribed' })));
+          await recordEvents(
+            tx,
+            projectId,
+            ended.map((row) => ({ contactId: row.id, name: 'contact.subscribed' })),
+          );
         });
       }
     },

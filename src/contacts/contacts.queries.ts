@@ -29,10 +29,7 @@ const upsertContactParams = (projectId: string, input: ContactUpsert) => [
  * locking CTE, so that Citus runs each on the project's node alone (docs/architecture.md).
  */
 export async function upsertContactByEmail(tx: Queryable, projectId: string, input: ContactUpsert): Promise<WrittenContact> {
-  const [old] = await tx.query<{ subscribed: boolean }>('SELECT subscribed FROM contacts WHERE project_id = $1 AND email = $2 FOR UPDATE', [
-    projectId,
-    input.email,
-  ]);
+  const [old] = await tx.query<{ subscribed: boolean }>('SELECT subscribed FROM contacts WHERE project_id = $1 AND email = $2 FOR UPDATE', [projectId, input.email]);
   const [written] = await tx.query<ContactRow & { is_new: boolean }>(
     `INSERT INTO contacts AS c (project_id, email, subscribed, data)
      VALUES ($1, $2, coalesce($3::boolean, $4::boolean), $5::jsonb - $6::text[])
@@ -101,7 +98,11 @@ export async function upsertContactsByEmail(
   if (rows.length === 0) return [];
   const sorted = [...rows].sort((x, y) => (x.projectId === y.projectId ? compare(x.email, y.email) : compare(x.projectId, y.projectId)));
   const old = options.oneProject
-    ? await lockContactsByEmail(tx, rows[0]!.projectId, sorted.map((row) => row.email))
+    ? await lockContactsByEmail(
+        tx,
+        rows[0]!.projectId,
+        sorted.map((row) => row.email),
+      )
     : await tx.query<{ project_id: string; email: string; subscribed: boolean }>(
         `WITH input AS (SELECT * FROM unnest($1::uuid[], $2::text[]) AS i(project_id, email))
          ${LOCK_EXISTING_CONTACTS('c.project_id, c.email, c.subscribed')}`,
@@ -185,10 +186,7 @@ export async function findContact(db: Queryable, projectId: string, id: string):
 
 /** The contact with an address (a test copy renders with its data when there is one). */
 export async function findContactByEmail(db: Queryable, projectId: string, email: string) {
-  const rows = await db.query<Pick<ContactRow, 'id' | 'email' | 'data'>>('SELECT id, email, data FROM contacts WHERE project_id = $1 AND email = $2', [
-    projectId,
-    email,
-  ]);
+  const rows = await db.query<Pick<ContactRow, 'id' | 'email' | 'data'>>('SELECT id, email, data FROM contacts WHERE project_id = $1 AND email = $2', [projectId, email]);
   return rows[0];
 }
 

@@ -1,25 +1,17 @@
+import { Readable } from 'node:stream';
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import type { Deps } from '../deps.ts';
-import { projectOf } from '../http/auth.ts';
-import {
-  contactIdParams,
-  contactPage,
-  contactSchema,
-  contactWithMeta,
-  createContactBody,
-  listContactsQuery,
-  updateContactBody,
-} from './contacts.schemas.ts';
-import { Readable } from 'node:stream';
 import { AppError } from '../errors.ts';
+import { projectOf } from '../http/auth.ts';
 import { exportContacts } from './contact-export.service.ts';
+import { contactIdParams, contactPage, contactSchema, contactWithMeta, createContactBody, listContactsQuery, updateContactBody } from './contacts.schemas.ts';
 import { deleteContact, getContact, listContacts, updateContact, upsertContact } from './contacts.service.ts';
 
 const tags = ['contacts'];
 const security: Array<Record<string, string[]>> = [{ apiKey: [] }, { session: [] }];
 
-/** api.md Contacts: create or upsert, read, update, delete and list (auth: secret key or session). */
+/** the API reference (Contacts): create or upsert, read, update, delete and list (auth: secret key or session). */
 export const contactsRoutes: FastifyPluginAsyncZod<Deps> = async (app, deps) => {
   app.get(
     '/contacts',
@@ -52,11 +44,13 @@ export const contactsRoutes: FastifyPluginAsyncZod<Deps> = async (app, deps) => 
         }
       }
       const csv = await exportContacts(deps, projectOf(request).id, condition);
-      return reply
-        .type('text/csv; charset=utf-8')
-        .header('content-disposition', 'attachment; filename="contacts.csv"')
-        // A stream is piped as it is, never serialized: the schema only documents the body.
-        .send(Readable.from(csv) as unknown as string);
+      return (
+        reply
+          .type('text/csv; charset=utf-8')
+          .header('content-disposition', 'attachment; filename="contacts.csv"')
+          // A stream is piped as it is, never serialized: the schema only documents the body.
+          .send(Readable.from(csv) as unknown as string)
+      );
     },
   );
 

@@ -13,7 +13,7 @@ export type ContactRow = {
 
 const iso = (value: Date | string) => (value instanceof Date ? value : new Date(value)).toISOString();
 
-/** api.md Contact, from a contacts row. */
+/** the API reference (Contact), from a contacts row. */
 export function toContact(row: ContactRow): Contact {
   return {
     id: row.id,
@@ -37,13 +37,13 @@ export const contactSchema = z.object({
 });
 export type Contact = z.infer<typeof contactSchema>;
 
-// Emails are trimmed and lower-cased before the format check (api.md: unique within the project).
+// Emails are trimmed and lower-cased before the format check (the API reference: unique within the project).
 export const emailField = z.string().trim().toLowerCase().max(254).pipe(z.email());
 export const contactDataField = z.record(z.string(), z.unknown());
 
 export const contactIdParams = z.object({ id: z.uuid() });
 
-// `email` is optional here only so that its absence can be the flat 400 api.md requires.
+// `email` is optional here only so that its absence can be the flat 400 the API reference requires.
 export const createContactBody = z.object({
   email: emailField.optional(),
   subscribed: z.boolean().optional(),
@@ -63,7 +63,7 @@ export const updateContactBody = z.object({
 
 const booleanQuery = z.enum(['true', 'false']).transform((value) => value === 'true');
 
-/** api.md Conventions and Contacts; unknown sort → createdAt, unknown dir → desc (not refused). */
+/** the API reference (Conventions) and Contacts; unknown sort → createdAt, unknown dir → desc (not refused). */
 export const listContactsQuery = z.object({
   limit: z.coerce.number().int().min(1).optional(),
   cursor: z.string().max(2048).optional(),

@@ -1,16 +1,16 @@
-import { splitContactData } from './data-rules.ts';
-import type { Deps } from '../deps.ts';
-import type { Queryable } from '../db/index.ts';
 import type { ConstraintErrors } from '../db/errors.ts';
-import { DEFAULT_PAGE_SIZE, decodeCursor, isCursorTimestamp, MAX_PAGE_SIZE, type Page, pageOf } from '../pagination.ts';
-import { recordEvents, subscriptionEventName } from '../events/events.service.ts';
+import type { Queryable } from '../db/index.ts';
+import type { Deps } from '../deps.ts';
 import { AppError, flatBadRequest, notFound } from '../errors.ts';
-import * as queries from './contacts.queries.ts';
-import { SNOOZE_END_JOB } from './contacts.jobs.ts';
-import { type Contact, toContact } from './contacts.schemas.ts';
+import { recordEvents, subscriptionEventName } from '../events/events.service.ts';
+import { DEFAULT_PAGE_SIZE, decodeCursor, isCursorTimestamp, MAX_PAGE_SIZE, type Page, pageOf } from '../pagination.ts';
 import { ContactTotals } from './contact-totals.ts';
+import { SNOOZE_END_JOB } from './contacts.jobs.ts';
+import * as queries from './contacts.queries.ts';
+import { type Contact, toContact } from './contacts.schemas.ts';
+import { splitContactData } from './data-rules.ts';
 
-/** api.md Contacts: PATCH /contacts/{id} with an email another contact has → 409 (wired in modules.ts). */
+/** the API reference (Contacts): PATCH /contacts/{id} with an email another contact has → 409 (wired in modules.ts). */
 export const contactConstraintErrors: ConstraintErrors = {
   contacts_project_email_key: () => new AppError('EMAIL_IN_USE', { message: 'Another contact in this project has that email address.' }),
 };
@@ -19,9 +19,9 @@ export const normaliseEmail = (email: string) => email.trim().toLowerCase();
 
 /**
  * Emits contact.subscribed / contact.unsubscribed when a write changed an existing contact's
- * `subscribed` (contract §12: creating a contact emits nothing), in the caller's transaction.
+ * `subscribed` (docs/decisions/contacts-and-events.md: creating a contact emits nothing), in the caller's transaction.
  */
-export async function emitSubscriptionChange(tx: Queryable, deps: Pick<Deps, 'queue'>, projectId: string, written: queries.WrittenContact): Promise<string | undefined> {
+export async function emitSubscriptionChange(tx: Queryable, _deps: Pick<Deps, 'queue'>, projectId: string, written: queries.WrittenContact): Promise<string | undefined> {
   if (written.is_new || written.was_subscribed === null || written.was_subscribed === written.subscribed) return undefined;
   const [id] = await recordEvents(tx, projectId, [{ contactId: written.id, name: subscriptionEventName(written.subscribed) }]);
   return id;
@@ -57,7 +57,7 @@ export async function getContact(deps: Deps, projectId: string, id: string): Pro
 export type UpdateContactInput = { email?: string; subscribed?: boolean; data?: Record<string, unknown>; snoozedUntil?: string | null };
 
 /**
- * PATCH /contacts/{id}. Snooze (api.md Contact.snoozedUntil): a future `snoozedUntil` sets
+ * PATCH /contacts/{id}. Snooze (the API reference (Contact).snoozedUntil): a future `snoozedUntil` sets
  * subscribed false and schedules contacts.snooze-end at that time; `null` ends a running snooze now.
  */
 export async function updateContact(deps: Deps, projectId: string, id: string, input: UpdateContactInput): Promise<Contact> {
@@ -67,8 +67,7 @@ export async function updateContact(deps: Deps, projectId: string, id: string, i
       errors: [{ field: 'subscribed', code: 'custom', message: 'A snoozed contact is unsubscribed until the snooze ends; do not pass subscribed: true with snoozedUntil.' }],
     });
   }
-  const snooze =
-    input.snoozedUntil === undefined ? null : input.snoozedUntil === null ? ({ mode: 'end' } as const) : ({ mode: 'snooze', until: input.snoozedUntil } as const);
+  const snooze = input.snoozedUntil === undefined ? null : input.snoozedUntil === null ? ({ mode: 'end' } as const) : ({ mode: 'snooze', until: input.snoozedUntil } as const);
   return deps.db.transaction(async (tx) => {
     const written = await queries.updateContact(tx, projectId, id, {
       email: input.email === undefined ? null : normaliseEmail(input.email),
@@ -93,15 +92,13 @@ const totals = new ContactTotals();
 
 export type ListContactsInput = { limit?: number; cursor?: string; search?: string; subscribed?: boolean; sort?: string; dir?: string };
 
-/** GET /contacts (api.md Conventions: cursor pagination; total on the first page only). */
+/** GET /contacts (the API reference (Conventions): cursor pagination; total on the first page only). */
 export async function listContacts(deps: Deps, projectId: string, input: ListContactsInput): Promise<Page<Contact>> {
   const sort = input.sort === 'email' ? 'email' : 'createdAt';
   const dir = input.dir === 'asc' ? 'asc' : 'desc';
   const limit = Math.min(input.limit ?? DEFAULT_PAGE_SIZE, MAX_PAGE_SIZE);
   const secret = deps.config.sessionSecret;
-  const after = input.cursor
-    ? decodeCursor(secret, input.cursor, { sort, dir, checkValue: sort === 'email' ? (value) => value.length <= 320 : isCursorTimestamp })
-    : undefined;
+  const after = input.cursor ? decodeCursor(secret, input.cursor, { sort, dir, checkValue: sort === 'email' ? (value) => value.length <= 320 : isCursorTimestamp }) : undefined;
   const filters = { search: input.search || undefined, subscribed: input.subscribed };
   const rows = await queries.listContacts(deps.db, projectId, { ...filters, sort, dir, after, limit: limit + 1 });
   return pageOf(secret, rows, {

@@ -1,11 +1,11 @@
 import { AppError, type FieldError } from '../errors.ts';
 
-/** api.md Contact data write rule 5: silently dropped. */
+/** the API reference (Contact) data write rule 5: silently dropped. */
 export const RESERVED_DATA_KEYS = new Set(['id', 'svc_id', 'svc_email', 'email', 'unsubscribeUrl', 'subscribeUrl', 'manageUrl']);
 
 export type Primitive = string | number | boolean;
 
-/** What a request's `data` does to a contact, split by the write rules of api.md. */
+/** What a request's `data` does to a contact, split by the write rules of the API reference. */
 export type DataChanges = {
   /** Rule 1: primitives stored on the contact. */
   set: Record<string, Primitive>;
@@ -17,11 +17,10 @@ export type DataChanges = {
 
 export const NO_DATA_CHANGES: DataChanges = Object.freeze({ set: {}, unset: [], oneOff: {} }) as DataChanges;
 
-const isPrimitive = (value: unknown): value is Primitive =>
-  typeof value === 'string' || typeof value === 'boolean' || (typeof value === 'number' && Number.isFinite(value));
+const isPrimitive = (value: unknown): value is Primitive => typeof value === 'string' || typeof value === 'boolean' || (typeof value === 'number' && Number.isFinite(value));
 
 /**
- * Applies the contact data write rules 1–5 (api.md) to a request's `data`, in the one place every
+ * Applies the contact data write rules 1–5 (the API reference) to a request's `data`, in the one place every
  * writer (create, update, send, track, import, workflows) uses.
  * - `oneOffAllowed`: rule 4 applies on send and track only; elsewhere such an object is refused.
  * Values that are neither primitive, null, nor a one-off object are refused with 422 naming the key.
@@ -32,14 +31,23 @@ export function splitContactData(data: Record<string, unknown> | undefined | nul
   const problems: FieldError[] = [];
   for (const [key, value] of Object.entries(data)) {
     if (RESERVED_DATA_KEYS.has(key)) continue; // rule 5
-    if (value === null) changes.unset.push(key); // rule 2
-    else if (value === '') continue; // rule 3
-    else if (isPrimitive(value)) changes.set[key] = value; // rule 1
+    if (value === null)
+      changes.unset.push(key); // rule 2
+    else if (value === '')
+      continue; // rule 3
+    else if (isPrimitive(value))
+      changes.set[key] = value; // rule 1
     else if (isOneOff(value)) {
-      if (options.oneOffAllowed) changes.oneOff[key] = value.value; // rule 4
+      if (options.oneOffAllowed)
+        changes.oneOff[key] = value.value; // rule 4
       else problems.push({ field: `data.${key}`, code: 'invalid_type', message: 'One-off values ({ value, persistent: false }) are accepted on send and track only.' });
     } else {
-      problems.push({ field: `data.${key}`, code: 'invalid_type', message: 'Contact data values must be a string, number, boolean or null.', received: Array.isArray(value) ? 'array' : typeof value });
+      problems.push({
+        field: `data.${key}`,
+        code: 'invalid_type',
+        message: 'Contact data values must be a string, number, boolean or null.',
+        received: Array.isArray(value) ? 'array' : typeof value,
+      });
     }
   }
   if (problems.length) throw new AppError('VALIDATION_ERROR', { errors: problems });

@@ -31,8 +31,7 @@ export const dashboardRoutes: FastifyPluginAsync<Deps> = async (app, deps) => {
     index: false,
   });
 
-  const sendIndex = (_request: FastifyRequest, reply: import('fastify').FastifyReply) =>
-    reply.header('cache-control', 'no-cache').type('text/html; charset=utf-8').send(indexHtml);
+  const sendIndex = (_request: FastifyRequest, reply: import('fastify').FastifyReply) => reply.header('cache-control', 'no-cache').type('text/html; charset=utf-8').send(indexHtml);
 
   app.get('/', { schema: { hide: true } }, sendIndex);
   app.get('/*', { schema: { hide: true } }, async (request, reply) => {

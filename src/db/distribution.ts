@@ -73,7 +73,11 @@ export async function distributeForCitus(db: Db): Promise<string[]> {
     for (const plan of plans) {
       if (plan.kind === 'reference') await tx.query('SELECT create_reference_table($1::regclass)', [plan.name]);
       else if (plan.kind === 'coordinator') await tx.query('SELECT citus_add_local_table_to_metadata($1::regclass)', [plan.name]);
-      else await tx.query("SELECT create_distributed_table($1::regclass, 'project_id', colocate_with => $2)", [plan.name, plan.name === COLOCATION_ANCHOR ? 'default' : COLOCATION_ANCHOR]);
+      else
+        await tx.query("SELECT create_distributed_table($1::regclass, 'project_id', colocate_with => $2)", [
+          plan.name,
+          plan.name === COLOCATION_ANCHOR ? 'default' : COLOCATION_ANCHOR,
+        ]);
       done.push(plan.name);
     }
     for (const key of keys) {

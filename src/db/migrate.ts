@@ -32,9 +32,7 @@ export async function migrate(db: Db, migrations = loadMigrations()): Promise<st
       checksum text NOT NULL,
       applied_at timestamptz NOT NULL DEFAULT now()
     )`);
-    const applied = new Map(
-      (await tx.query<{ version: string; checksum: string }>('SELECT version, checksum FROM schema_migrations')).map((row) => [row.version, row.checksum]),
-    );
+    const applied = new Map((await tx.query<{ version: string; checksum: string }>('SELECT version, checksum FROM schema_migrations')).map((row) => [row.version, row.checksum]));
     const appliedNow: string[] = [];
     for (const migration of migrations) {
       const checksum = applied.get(migration.version);

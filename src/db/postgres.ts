@@ -28,9 +28,7 @@ function statementName(text: string): string {
 function wrap(client: pg.Pool | pg.PoolClient): Queryable {
   return {
     async query<T>(text: string, params?: readonly unknown[]) {
-      const result = params?.length
-        ? await client.query({ name: statementName(text), text, values: params as unknown[] })
-        : await client.query(text);
+      const result = params?.length ? await client.query({ name: statementName(text), text, values: params as unknown[] }) : await client.query(text);
       return result.rows as T[];
     },
     async exec(text: string) {

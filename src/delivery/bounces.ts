@@ -1,5 +1,5 @@
 /**
- * What an SMTP refusal means for the record and the address (contract §6 bounce classes, after
+ * What an SMTP refusal means for the record and the address (docs/decisions/sending.md bounce classes, after
  * RFC 3463's enhanced status codes `class.subject.detail`; docs/decisions/sending.md):
  *
  * - `hard`: the address does not exist (5.1.x, or 5.0.0 / a bare 5xx whose text says the user is

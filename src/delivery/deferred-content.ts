@@ -9,7 +9,7 @@ import { recipientLinks } from './seams.ts';
 type CampaignContent = { subject: string; body: string };
 
 /**
- * A campaign's content never changes once it sends (PUT is refused from SENDING on, contract §9),
+ * A campaign's content never changes once it sends (PUT is refused from SENDING on, docs/decisions/campaigns.md),
  * so it is loaded once per campaign and kept: the same string objects every render, which lets the
  * renderer's compiled-template cache answer by identity. Bounded by count and source size.
  */
@@ -22,7 +22,7 @@ const isDeferred = (row: EmailRow) => row.campaign_id !== null && row.html === n
 /**
  * Records made without content are rendered here, just before they are built. /v1/send renders
  * every record in the request, but a campaign makes its audience's records with one set-based
- * INSERT … SELECT (contract §9) and leaves `subject`, `html` and `text_body` NULL: they are filled
+ * INSERT … SELECT (docs/decisions/campaigns.md) and leaves `subject`, `html` and `text_body` NULL: they are filled
  * per recipient at delivery, from the campaign and the contact as they are then.
  *
  * Fills the content of the rows that lack it, in place: per project of the chunk, one query for

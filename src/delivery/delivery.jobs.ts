@@ -2,9 +2,9 @@ import type { Logger } from 'pino';
 import type { Queryable } from '../db/index.ts';
 import type { Deps } from '../deps.ts';
 import type { JobDefinition, JobQueue } from '../jobs/queue.ts';
+import { trailingWaker } from '../jobs/waker.ts';
 import { nextDueAt, releaseClaimsOf } from './delivery.queries.ts';
 import { deliverDue, handOffsFor } from './delivery.service.ts';
-import { trailingWaker } from '../jobs/waker.ts';
 import { Throttle } from './throttle.ts';
 import { type Transport, transportFor } from './transport.ts';
 
@@ -60,7 +60,15 @@ const wakers = new WeakMap<JobQueue, () => void>();
  */
 export function wakeDelivery(queue: JobQueue, log: Logger): void {
   let wake = wakers.get(queue);
-  if (!wake) wakers.set(queue, (wake = trailingWaker(() => enqueueDelivery(queue), WAKE_INTERVAL_MS, (error) => log.warn({ err: error }, 'could not wake delivery'))));
+  if (!wake)
+    wakers.set(
+      queue,
+      (wake = trailingWaker(
+        () => enqueueDelivery(queue),
+        WAKE_INTERVAL_MS,
+        (error) => log.warn({ err: error }, 'could not wake delivery'),
+      )),
+    );
   wake();
 }
 
@@ -72,7 +80,7 @@ async function wakeUpAt(queue: JobQueue, at: Date): Promise<void> {
 }
 
 /**
- * The delivery worker (contract §6). Runs are not tied to records: each run claims whatever is due
+ * The delivery worker (docs/decisions/sending.md). Runs are not tied to records: each run claims whatever is due
  * (FOR UPDATE SKIP LOCKED, so any number of workers share the work), then queues the next run for
  * the earliest retry or lease end. A once-a-minute schedule is the backstop if a wake-up is lost.
  */

@@ -10,7 +10,7 @@ import { dueProjects as dueProjectsOf } from '../jobs/project-rotation.queries.t
  * SENDING ones whose lease expired or whose worker died (src/jobs/instances.ts). Each becomes
  * SENDING with a lease of `leaseSeconds` and attempts + 1; `attempts` is the claim's fencing token,
  * checked by every later write. A record still marked handed off was in an SMTP transaction whose
- * answer never came: it is sent again with the same Message-ID (contract §6), and `resends` counts it.
+ * answer never came: it is sent again with the same Message-ID (docs/decisions/sending.md), and `resends` counts it.
  */
 export async function claimDue(db: Queryable, limit: number, leaseSeconds: number, claimedBy: number, projectId?: string): Promise<EmailRow[]> {
   // Both tables name the project, so Citus routes the whole statement to the project's node.
@@ -32,8 +32,7 @@ export async function claimDue(db: Queryable, limit: number, leaseSeconds: numbe
 }
 
 /** The projects with due records, the project of the oldest first (src/jobs/project-rotation.queries.ts). */
-export const dueProjects = (db: Queryable, scan: number) =>
-  dueProjectsOf(db, { table: 'emails', due: 'next_attempt_at', where: "status IN ('QUEUED', 'SENDING')" }, scan);
+export const dueProjects = (db: Queryable, scan: number) => dueProjectsOf(db, { table: 'emails', due: 'next_attempt_at', where: "status IN ('QUEUED', 'SENDING')" }, scan);
 
 /** The claims of dead worker instances fall due now, for the live workers to take over. */
 export async function releaseClaimsOf(db: Queryable, instances: number[]): Promise<number> {
@@ -72,7 +71,7 @@ export async function renewLeases(db: Queryable, held: ClaimRef[], leaseSeconds:
   );
 }
 
-/** An event a settlement records (contract §6 service events); its email and project are the settlement's. */
+/** An event a settlement records (docs/decisions/sending.md service events); its email and project are the settlement's. */
 export type SettledEvent = { id: string; contactId: string; name: string; data: Record<string, unknown> };
 
 /**
@@ -93,7 +92,7 @@ export type SettledRow = Pick<EmailRow, 'project_id' | 'id' | 'contact_id' | 'to
  * One group commit of the hand-offs (hand-off.ts): marks and settlements in one statement, so a
  * message's answer and the mark of the message that takes its permit commit together.
  *
- * A mark is committed just before its message goes to the transport (contract §6: a record counts
+ * A mark is committed just before its message goes to the transport (docs/decisions/sending.md: a record counts
  * as handed only while its own SMTP transaction is in flight). `held` are the ids this worker still
  * holds; a record not in it was taken over and must not be sent. The mark also writes what the
  * message is sent with: the subject of a record rendered at delivery, so GET /emails/{id} shows
@@ -158,7 +157,17 @@ export async function writeHandOffs(
      SELECT false, project_id, id, contact_id, to_address, status FROM settled`,
     [
       JSON.stringify(marks.map((r) => ({ project_id: r.project_id, id: r.id, attempts: r.attempts, subject: r.subject, link_urls: r.linkUrls }))),
-      JSON.stringify(settlements.map((s) => ({ project_id: s.project_id, id: s.id, attempts: s.attempts, status: s.status, error: s.error, retry_at: s.retryAt ?? null, refund: s.refund ?? false }))),
+      JSON.stringify(
+        settlements.map((s) => ({
+          project_id: s.project_id,
+          id: s.id,
+          attempts: s.attempts,
+          status: s.status,
+          error: s.error,
+          retry_at: s.retryAt ?? null,
+          refund: s.refund ?? false,
+        })),
+      ),
       JSON.stringify(events),
       dispatch,
     ],

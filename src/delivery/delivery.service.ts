@@ -1,21 +1,32 @@
+import { randomUUID } from 'node:crypto';
 import type { Deps } from '../deps.ts';
-import { ProjectRotation } from '../jobs/project-rotation.ts';
 import { signingKeyFor } from '../domains/domains.service.ts';
 import type { EmailRow } from '../emails/emails.queries.ts';
-import { randomUUID } from 'node:crypto';
 import { recordEvents } from '../events/events.service.ts';
-import { fillDeferredContent } from './deferred-content.ts';
-import { type AttachmentRow, type ClaimRef, claimDue, dueProjects, loadAttachments, renewLeases, type HandingRef, type Settlement, type SettledEvent, writeHandOffs } from './delivery.queries.ts';
-import { suppressAddresses, unsubscribeForSuppression } from '../suppressions/suppressions.queries.ts';
-import { HandOffs, MAX_HANDED } from './hand-off.ts';
-import { buildMessage } from './mime.ts';
+import { ProjectRotation } from '../jobs/project-rotation.ts';
 import { findTrackingSettings } from '../projects/projects.queries.ts';
-import { type MessageUrls, type TrackingSettings, trackContent } from './seams.ts';
-import { isSoftBounceError, softBounceError } from './bounces.ts';
-import type { Outcome, Transport } from './transport.ts';
-import type { Throttle } from './throttle.ts';
 import { signSubmitted, submittedMessages } from '../smtp/submitted-mime.ts';
 import { returnPathFor } from '../smtp/verp.ts';
+import { suppressAddresses, unsubscribeForSuppression } from '../suppressions/suppressions.queries.ts';
+import { isSoftBounceError, softBounceError } from './bounces.ts';
+import { fillDeferredContent } from './deferred-content.ts';
+import {
+  type AttachmentRow,
+  type ClaimRef,
+  claimDue,
+  dueProjects,
+  type HandingRef,
+  loadAttachments,
+  renewLeases,
+  type SettledEvent,
+  type Settlement,
+  writeHandOffs,
+} from './delivery.queries.ts';
+import { HandOffs, MAX_HANDED } from './hand-off.ts';
+import { buildMessage } from './mime.ts';
+import { type MessageUrls, type TrackingSettings, trackContent } from './seams.ts';
+import type { Throttle } from './throttle.ts';
+import type { Outcome, Transport } from './transport.ts';
 
 /**
  * Records claimed together: one chunk shares its claim and its build, whose per-statement cost
@@ -36,7 +47,7 @@ export const MAX_IN_FLIGHT = MAX_HANDED;
  * A worker that dies is noticed sooner (src/jobs/instances.ts): the lease is the last resort.
  */
 export const LEASE_SECONDS = 30;
-/** contract §6: give up after 24 hours of transient failures. */
+/** docs/decisions/sending.md: give up after 24 hours of transient failures. */
 const GIVE_UP_MS = 24 * 60 * 60 * 1000;
 const BACKOFF_BASE_MS = 2_000;
 const BACKOFF_MAX_MS = 30 * 60 * 1000;
@@ -65,9 +76,7 @@ export async function deliverDue(deps: Deps, transport: Transport, throttle: Thr
   const deadline = Date.now() + budgetMs;
   const rotation = deps.config.databaseDistribution === 'citus' ? new ProjectRotation(() => dueProjects(deps.db, CHUNK * LANES * 2)) : undefined;
   const claim = () =>
-    rotation
-      ? rotation.claim((projectId) => claimDue(deps.db, CHUNK, LEASE_SECONDS, deps.instance.id, projectId))
-      : claimDue(deps.db, CHUNK, LEASE_SECONDS, deps.instance.id);
+    rotation ? rotation.claim((projectId) => claimDue(deps.db, CHUNK, LEASE_SECONDS, deps.instance.id, projectId)) : claimDue(deps.db, CHUNK, LEASE_SECONDS, deps.instance.id);
   const lane = async (): Promise<boolean> => {
     while (!handOffs.stopping) {
       const claimed = await claim();
@@ -95,9 +104,12 @@ async function deliverChunk(context: RunContext, chunk: EmailRow[]): Promise<voi
     return handOffs.answer({ ...settlement, events: eventsFor(row, settlement) });
   };
   // The chunk waits for permits and the relay: its lease is renewed while any of it is unsettled.
-  const heartbeat = setInterval(() => {
-    renewLeases(deps.db, [...unsettled.values()].map(refOf), LEASE_SECONDS).catch((error) => deps.log.warn({ err: error }, 'could not renew a delivery lease'));
-  }, (LEASE_SECONDS * 1000) / 3);
+  const heartbeat = setInterval(
+    () => {
+      renewLeases(deps.db, [...unsettled.values()].map(refOf), LEASE_SECONDS).catch((error) => deps.log.warn({ err: error }, 'could not renew a delivery lease'));
+    },
+    (LEASE_SECONDS * 1000) / 3,
+  );
   try {
     const writes: Promise<void>[] = [];
     const deferredPerProject = new Map<string, number>();
@@ -114,12 +126,17 @@ async function deliverChunk(context: RunContext, chunk: EmailRow[]): Promise<voi
       }
     }
     const attachments = going.length ? await loadAttachments(deps.db, going.map(refOf)) : [];
-    // Read per chunk, so a changed setting applies to every message built after it (contract §6).
+    // Read per chunk, so a changed setting applies to every message built after it (docs/decisions/sending.md).
     const tracking = await findTrackingSettings(deps.db, [...new Set(going.map((row) => row.project_id))]);
     await fillDeferredContent(deps, going);
     const submitted = await submittedMessages(deps.db, going);
     const built = await Promise.all(
-      going.map((row) => build(context, row, attachments, tracking.get(row.project_id), submitted).then((message) => ({ row, ...message }), (error: Error) => ({ row, error }))),
+      going.map((row) =>
+        build(context, row, attachments, tracking.get(row.project_id), submitted).then(
+          (message) => ({ row, ...message }),
+          (error: Error) => ({ row, error }),
+        ),
+      ),
     );
     for (const b of built) {
       if ('error' in b) writes.push(settle({ ...refOf(b.row), status: 'FAILED', error: `The message could not be built: ${b.error.message}` }));
@@ -166,7 +183,7 @@ function settlementFor(row: EmailRow, outcome: Outcome): Outcomed {
   if (outcome.kind === 'delivered') return { ...ref, status: 'DELIVERED', error: null };
   if (outcome.kind === 'bounced' && outcome.bounceType === 'hard') return { ...ref, status: 'BOUNCED', error: outcome.error };
   if (outcome.kind === 'failed') return { ...ref, status: 'FAILED', error: outcome.error };
-  // A soft bounce is retried like a 4xx (contract §6); the first of a series is announced once.
+  // A soft bounce is retried like a 4xx (docs/decisions/sending.md); the first of a series is announced once.
   const soft = outcome.kind === 'bounced';
   const error = soft ? softBounceError(outcome.error) : outcome.error;
   if (Date.now() - new Date(row.created_at).getTime() >= GIVE_UP_MS) {
@@ -231,17 +248,25 @@ async function writeHandOffsOf(deps: Deps, marks: HandingRef[], settlements: Set
     const bounced = settled.filter((row) => row.status === 'BOUNCED');
     for (const projectId of new Set(bounced.map((row) => row.project_id))) {
       const rows = bounced.filter((row) => row.project_id === projectId);
-      // A hard bounce (contract §6): the address joins the list, its contact is unsubscribed for good.
-      await suppressAddresses(tx, rows.map((row) => ({ projectId, email: row.to_address, emailId: row.id })), 'hard_bounce');
+      // A hard bounce (docs/decisions/sending.md): the address joins the list, its contact is unsubscribed for good.
+      await suppressAddresses(
+        tx,
+        rows.map((row) => ({ projectId, email: row.to_address, emailId: row.id })),
+        'hard_bounce',
+      );
       const contactIds = rows.flatMap((row) => (row.contact_id ? [row.contact_id] : []));
       const unsubscribed = await unsubscribeForSuppression(tx, projectId, { contactIds });
-      await recordEvents(tx, projectId, unsubscribed.map((contactId) => ({ contactId, name: 'contact.unsubscribed' })));
+      await recordEvents(
+        tx,
+        projectId,
+        unsubscribed.map((contactId) => ({ contactId, name: 'contact.unsubscribed' })),
+      );
     }
     return held;
   });
 }
 
-/** contract §6 service events of a settlement, with `data.emailId` and the ids of what sent it. */
+/** docs/decisions/sending.md service events of a settlement, with `data.emailId` and the ids of what sent it. */
 function eventsFor(row: EmailRow, settlement: Outcomed): SettledEvent[] {
   if (row.contact_id === null) return [];
   const contactId = row.contact_id;

@@ -8,7 +8,7 @@ import { SMTP_CONNECTIONS } from './transport.ts';
  * ready instead of waiting for a mark to commit (with one per connection: 97 messages/s against
  * 153 before, delivery-rate on PostgreSQL). A hand-off holds its permit from its mark until its
  * answer goes into the hand-off statement, so this is also the most records a kill can leave
- * handed off and unanswered (contract §6: sent again, with the same Message-ID); at most
+ * handed off and unanswered (docs/decisions/sending.md: sent again, with the same Message-ID); at most
  * SMTP_CONNECTIONS of them were in a transaction, the others never left.
  */
 export const MAX_HANDED = 2 * SMTP_CONNECTIONS;

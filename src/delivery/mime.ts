@@ -81,12 +81,12 @@ function hasLongLine(content: Buffer): boolean {
 }
 
 /**
- * The RFC 5322 message of contract §6: From with display name, Reply-To, To, Subject, Date,
+ * The RFC 5322 message of docs/decisions/sending.md: From with display name, Reply-To, To, Subject, Date,
  * Message-ID, MIME-Version, multipart/alternative (text generated from the HTML), attachments in
  * multipart/mixed, inline parts in multipart/related with Content-ID, and the custom headers.
  * Composed by nodemailer; no file or URL access (every part is in memory).
  *
- * The message is canonical (contract §6), so that what is signed is what arrives: text and HTML
+ * The message is canonical (docs/decisions/sending.md), so that what is signed is what arrives: text and HTML
  * lines end in CRLF before nodemailer encodes them (it keeps line breaks as given, and a bare LF
  * becomes CRLF on the wire, changing the signed body), long lines are encoded (quoted-printable
  * or base64, nodemailer's choice), attachments are base64, and the result is checked.
@@ -135,12 +135,20 @@ const SIGNED_FIELDS = ['from', 'reply-to', 'to', 'subject', 'date', 'message-id'
 
 /** RFC 6376 §3.4.4 relaxed body: WSP runs → one SP, no WSP at line ends, no trailing empty lines. */
 function relaxedBody(body: Buffer): Buffer {
-  const text = body.toString('binary').replace(/[ \t]+\r\n/g, '\r\n').replace(/[ \t]+/g, ' ').replace(/(\r\n)+$/, '');
+  const text = body
+    .toString('binary')
+    .replace(/[ \t]+\r\n/g, '\r\n')
+    .replace(/[ \t]+/g, ' ')
+    .replace(/(\r\n)+$/, '');
   return Buffer.from(text.length ? `${text}\r\n` : '', 'binary');
 }
 
 /** RFC 6376 §3.4.2 relaxed header: lower-case name, unfolded value with WSP runs collapsed and trimmed. */
-const relaxedHeader = (name: string, value: string) => `${name.toLowerCase()}:${value.replace(/\r\n/g, '').replace(/[ \t]+/g, ' ').trim()}`;
+const relaxedHeader = (name: string, value: string) =>
+  `${name.toLowerCase()}:${value
+    .replace(/\r\n/g, '')
+    .replace(/[ \t]+/g, ' ')
+    .trim()}`;
 
 /** Header fields in order, each with its (folded) value, from a message's header block. */
 function parseHeaders(block: string): Array<{ name: string; value: string }> {
@@ -156,9 +164,9 @@ function parseHeaders(block: string): Array<{ name: string; value: string }> {
 }
 
 /**
- * Prepends a DKIM-Signature (contract §6: rsa-sha256, relaxed/relaxed, d = the verified domain,
+ * Prepends a DKIM-Signature (docs/decisions/sending.md: rsa-sha256, relaxed/relaxed, d = the verified domain,
  * s = its selector). The RSA operation runs on libuv's thread pool (async crypto.sign), so a batch
- * of messages signs on several cores without blocking the event loop (design.md).
+ * of messages signs on several cores without blocking the event loop (docs/architecture.md).
  */
 export async function dkimSign(message: Buffer, key: DkimKey): Promise<Buffer> {
   const split = message.indexOf('\r\n\r\n');

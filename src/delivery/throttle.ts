@@ -1,5 +1,5 @@
 /**
- * SEND_RATE_PER_SECOND (contract §1): a token bucket per project in this worker process, holding
+ * SEND_RATE_PER_SECOND (docs/architecture.md): a token bucket per project in this worker process, holding
  * at most one second's worth. `take` answers 0 when a message may leave now, else how many
  * milliseconds until one may (the caller defers the record rather than waiting with it claimed).
  */

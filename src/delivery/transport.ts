@@ -1,24 +1,21 @@
 import { randomBytes } from 'node:crypto';
 import { mkdir, rename, writeFile } from 'node:fs/promises';
-import { join } from 'node:path';
 import { connect, type Socket } from 'node:net';
+import { join } from 'node:path';
 import nodemailer from 'nodemailer';
-import type SMTPPool from 'nodemailer/lib/smtp-pool/index.js';
 import { parseConnectionUrl } from 'nodemailer/lib/shared/index.js';
+import type SMTPPool from 'nodemailer/lib/smtp-pool/index.js';
 import type { Config } from '../config.ts';
 import { type Classified, classifyRefusal, type SmtpRefusal } from './bounces.ts';
 
 export type HandOff = { id: string; from: string; to: string; raw: Buffer };
 
 /**
- * What became of one hand-off (contract §6 SMTP answers, classified by bounces.ts): `delivered`
+ * What became of one hand-off (docs/decisions/sending.md SMTP answers, classified by bounces.ts): `delivered`
  * (2xx), `bounced` (hard: the address does not exist; soft: the mailbox cannot take it now),
  * `failed` (another permanent refusal), `retry` (4xx or no connection).
  */
-export type Outcome =
-  | { kind: 'delivered' }
-  | { kind: 'bounced'; bounceType: 'hard' | 'soft'; error: string }
-  | { kind: 'failed' | 'retry'; error: string };
+export type Outcome = { kind: 'delivered' } | { kind: 'bounced'; bounceType: 'hard' | 'soft'; error: string } | { kind: 'failed' | 'retry'; error: string };
 
 export interface Transport {
   deliver(message: HandOff): Promise<Outcome>;

@@ -5,7 +5,7 @@ import { isIP } from 'node:net';
 export const DNS_TIMEOUT_MS = 5000;
 
 /**
- * A resolver for DNS_SERVERS (`host[:port]`, contract §1), or the system resolvers when none are
+ * A resolver for DNS_SERVERS (`host[:port]`, docs/architecture.md), or the system resolvers when none are
  * configured. One attempt per lookup: a timeout is reported, not retried behind the caller's back.
  */
 export async function createResolver(servers: readonly string[]): Promise<Resolver> {

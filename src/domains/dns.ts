@@ -1,16 +1,13 @@
 import type { Resolver } from 'node:dns/promises';
-import { createResolver } from '../dns/resolver.ts';
 import type { Config } from '../config.ts';
+import { createResolver } from '../dns/resolver.ts';
 
 /**
  * What a TXT lookup found. `absent` means the DNS answered that there is no such record (NXDOMAIN or
  * no TXT at the name); `unavailable` means we could not learn the answer (timeout, SERVFAIL, refused,
- * unreachable server): contract §7 says that is not a failure of the record.
+ * unreachable server): docs/decisions/domains.md says that is not a failure of the record.
  */
-export type TxtLookup =
-  | { status: 'found'; records: string[] }
-  | { status: 'absent' }
-  | { status: 'unavailable'; reason: string };
+export type TxtLookup = { status: 'found'; records: string[] } | { status: 'absent' } | { status: 'unavailable'; reason: string };
 
 export interface TxtResolver {
   /** Each TXT record at `name`, its character-strings joined (RFC 7208 §3.3, RFC 6376 §3.6.2.2). */
@@ -23,7 +20,7 @@ export interface TxtResolver {
 const ABSENT_CODES = new Set(['ENODATA', 'ENOTFOUND']);
 
 /**
- * The resolver for a process: DNS_SERVERS when set (contract §1), else the system's. One per
+ * The resolver for a process: DNS_SERVERS when set (docs/architecture.md), else the system's. One per
  * config, so c-ares keeps its server latency statistics across lookups.
  */
 const resolvers = new WeakMap<Config, TxtResolver>();

@@ -7,7 +7,7 @@ const SINGLETON = { singletonKey: DOMAIN_CHECK_JOB };
 const WATCHDOG_CRON = '* * * * *';
 
 /**
- * The periodic re-check of pending and verified domains (contract §1 DOMAIN_CHECK_INTERVAL_SECONDS).
+ * The periodic re-check of pending and verified domains (docs/architecture.md DOMAIN_CHECK_INTERVAL_SECONDS).
  * Cron cannot express an interval in seconds, so the job is a chain: each run first queues the next
  * one `interval` seconds ahead, then checks. The queue's `stately` policy allows one queued and one
  * active job, so across every process there is one chain: a second start-up's kick-off, or a run

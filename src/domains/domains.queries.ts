@@ -23,22 +23,25 @@ export type CheckOutcome = { outcome: 'pass' | 'fail' | 'unknown'; checks: Recor
 
 // The private key is deliberately absent: it is read only by findSenderKey.
 const PUBLIC_COLUMNS = 'project_id, id, domain, status, selector, public_key, verified_at, last_checked_at, created_at, record_checks';
-const publicColumns = (alias: string) => PUBLIC_COLUMNS.split(', ').map((column) => `${alias}.${column}`).join(', ');
+const publicColumns = (alias: string) =>
+  PUBLIC_COLUMNS.split(', ')
+    .map((column) => `${alias}.${column}`)
+    .join(', ');
 
-export async function insertDomain(
-  db: Queryable,
-  input: { projectId: string; domain: string; selector: string; publicKey: string; privateKey: string },
-): Promise<DomainRow> {
-  const rows = await db.query<DomainRow>(
-    `INSERT INTO domains (project_id, domain, selector, public_key, private_key) VALUES ($1, $2, $3, $4, $5) RETURNING ${PUBLIC_COLUMNS}`,
-    [input.projectId, input.domain, input.selector, input.publicKey, sealSecret(input.privateKey, 'domains.private_key')],
-  );
+export async function insertDomain(db: Queryable, input: { projectId: string; domain: string; selector: string; publicKey: string; privateKey: string }): Promise<DomainRow> {
+  const rows = await db.query<DomainRow>(`INSERT INTO domains (project_id, domain, selector, public_key, private_key) VALUES ($1, $2, $3, $4, $5) RETURNING ${PUBLIC_COLUMNS}`, [
+    input.projectId,
+    input.domain,
+    input.selector,
+    input.publicKey,
+    sealSecret(input.privateKey, 'domains.private_key'),
+  ]);
   return rows[0]!;
 }
 
 /**
  * Who already holds this name: this project (any status), or another project that verified it.
- * The second is a look across projects by nature (contract §7), served by domains_verified_domain_key.
+ * The second is a look across projects by nature (docs/decisions/domains.md), served by domains_verified_domain_key.
  */
 export async function findDomainClaim(db: Queryable, projectId: string, domain: string): Promise<'this-project' | 'verified-elsewhere' | undefined> {
   const rows = await db.query<{ mine: boolean }>(
@@ -82,7 +85,7 @@ export async function findDueDomains(db: Queryable, olderThanSeconds: number, li
 }
 
 /**
- * Records a batch of check outcomes in one statement (contract §7):
+ * Records a batch of check outcomes in one statement (docs/decisions/domains.md):
  * - `fail` (a required record is missing or wrong) → pending;
  * - `pass` → verified, unless another project has the name verified; when several projects pass
  *   in one batch, the earliest-created wins (domains_verified_domain_key allows one);
@@ -156,7 +159,7 @@ export async function findSenderKey(
   return rows[0] && { ...rows[0], private_key: openSecret(rows[0].private_key, 'domains.private_key') };
 }
 
-/** The server's own DKIM key for `domain` (SYSTEM_FROM, contract §6); one row per domain. */
+/** The server's own DKIM key for `domain` (SYSTEM_FROM, docs/decisions/sending.md); one row per domain. */
 export type SystemKeyRow = { domain: string; selector: string; public_key: string; private_key: string };
 
 /**
@@ -164,10 +167,12 @@ export type SystemKeyRow = { domain: string; selector: string; public_key: strin
  * once, every one gets the key the first insert kept.
  */
 export async function keepSystemKey(db: Queryable, key: SystemKeyRow): Promise<SystemKeyRow> {
-  await db.query(
-    `INSERT INTO system_dkim_keys (domain, selector, public_key, private_key) VALUES ($1, $2, $3, $4) ON CONFLICT (domain) DO NOTHING`,
-    [key.domain, key.selector, key.public_key, sealSecret(key.private_key, 'system_dkim_keys.private_key')],
-  );
+  await db.query(`INSERT INTO system_dkim_keys (domain, selector, public_key, private_key) VALUES ($1, $2, $3, $4) ON CONFLICT (domain) DO NOTHING`, [
+    key.domain,
+    key.selector,
+    key.public_key,
+    sealSecret(key.private_key, 'system_dkim_keys.private_key'),
+  ]);
   return (await findSystemKey(db, key.domain))!;
 }
 

@@ -8,9 +8,8 @@ import { createDomain, getDomain, listProjectDomains, removeDomain, verifyDomain
 const tags = ['domains'];
 const security: Array<Record<string, string[]>> = [{ apiKey: [] }, { session: [] }];
 
-/** Sender domains (api.md Domains, contract §7): add, list, verify now, remove. */
+/** Sender domains (the API reference (Domains), docs/decisions/domains.md): add, list, verify now, remove. */
 export const domainsRoutes: FastifyPluginAsyncZod<Deps> = async (app, deps) => {
-
   app.post(
     '/domains',
     {

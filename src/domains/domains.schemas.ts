@@ -43,7 +43,11 @@ export type RecordState = z.infer<typeof recordStateSchema>;
 export const dnsRecordSchema = z.object({
   type: z.enum(['TXT', 'MX']),
   name: z.string(),
-  value: z.string().describe('The value to publish. SPF: the relay’s mechanisms (SPF_MECHANISMS), merged into the domain’s existing SPF record when it has one; DMARC: the domain’s own record once it has one'),
+  value: z
+    .string()
+    .describe(
+      'The value to publish. SPF: the relay’s mechanisms (SPF_MECHANISMS), merged into the domain’s existing SPF record when it has one; DMARC: the domain’s own record once it has one',
+    ),
   priority: z.number().int().optional().describe('MX only: the preference to publish'),
   required: z.boolean().describe('Only required records decide verification (DKIM)'),
   note: z.string().optional(),

@@ -1,17 +1,16 @@
 import { generateKeyPair, randomBytes } from 'node:crypto';
 import { promisify } from 'node:util';
-import type { Queryable } from '../db/index.ts';
+import type { Config } from '../config.ts';
 import type { ConstraintErrors } from '../db/errors.ts';
+import type { Queryable } from '../db/index.ts';
 import type { Deps } from '../deps.ts';
 import { AppError, notFound } from '../errors.ts';
-import { type TxtLookup, type TxtResolver, dnsFor } from './dns.ts';
-import type { Config } from '../config.ts';
-import { bounceDomain, domainRecords, RECORD_KINDS, type RecordChecks, recordName } from './records.ts';
+import { dnsFor, type TxtLookup, type TxtResolver } from './dns.ts';
 import {
+  applyCheckOutcomes,
   type CheckOutcome,
   type DomainRow,
   type DomainToCheck,
-  applyCheckOutcomes,
   deleteDomain,
   findDomain,
   findDomainClaim,
@@ -22,16 +21,16 @@ import {
   listDomains,
 } from './domains.queries.ts';
 import type { Domain } from './domains.schemas.ts';
+import { bounceDomain, domainRecords, RECORD_KINDS, type RecordChecks, recordName } from './records.ts';
 
 const domainExists = () => new AppError('DOMAIN_EXISTS', { suggestion: 'List the project’s domains with GET /domains/project/{projectId}.' });
-const verifiedElsewhere = () =>
-  new AppError('DOMAIN_VERIFIED_ELSEWHERE', { suggestion: 'A domain can be verified in one project at a time; remove it there first.' });
+const verifiedElsewhere = () => new AppError('DOMAIN_VERIFIED_ELSEWHERE', { suggestion: 'A domain can be verified in one project at a time; remove it there first.' });
 /** Wired in modules.ts. On verification, two projects passing at the same moment: the second one's check loses the race. */
 export const domainConstraintErrors: ConstraintErrors = { domains_project_domain_key: domainExists, domains_verified_domain_key: verifiedElsewhere };
 
 const generateRsaKeyPair = promisify(generateKeyPair);
 
-/** A fresh DKIM key: RSA 2048 (contract §7), generated off the event loop. */
+/** A fresh DKIM key: RSA 2048 (docs/decisions/domains.md), generated off the event loop. */
 export async function newDkimKey(): Promise<{ selector: string; publicKey: string; privateKey: string }> {
   const { publicKey, privateKey } = await generateRsaKeyPair('rsa', {
     modulusLength: 2048,
@@ -93,7 +92,7 @@ export async function verifyDomain(deps: Deps, projectId: string, id: string): P
 
 /**
  * Looks up each record's name (DKIM, SPF, DMARC) and decides the status from the required one:
- * `fail` when it is missing or differs, `unknown` when it could not be looked up (contract §7: a
+ * `fail` when it is missing or differs, `unknown` when it could not be looked up (docs/decisions/domains.md: a
  * timeout is not a failure of the record). Every answer is kept for the records' states.
  */
 export async function checkDomain(resolver: TxtResolver, row: DomainToCheck, returnPath = false): Promise<CheckOutcome> {
@@ -130,7 +129,14 @@ export const bounceHostOf = (config: Config) => (config.smtp.inboundPort === und
 /** The sender's domain and each parent domain of it, most specific first. */
 function senderDomains(fromEmail: string): string[] {
   const at = fromEmail.lastIndexOf('@');
-  const host = at === -1 ? '' : fromEmail.slice(at + 1).trim().toLowerCase().replace(/\.$/, '');
+  const host =
+    at === -1
+      ? ''
+      : fromEmail
+          .slice(at + 1)
+          .trim()
+          .toLowerCase()
+          .replace(/\.$/, '');
   const labels = host.split('.').filter(Boolean);
   return labels.slice(0, -1).map((_, i) => labels.slice(i).join('.'));
 }
@@ -149,10 +155,13 @@ export async function assertSenderAllowed(db: Queryable, projectId: string, from
  * for many senders; undefined where the sender is not allowed (senderNotVerified).
  */
 export async function signingDomainsFor(db: Queryable, senders: Array<{ projectId: string; fromEmail: string }>): Promise<Array<string | undefined>> {
-  return findSenderDomains(db, senders.map((sender) => ({ projectId: sender.projectId, names: senderDomains(sender.fromEmail) })));
+  return findSenderDomains(
+    db,
+    senders.map((sender) => ({ projectId: sender.projectId, names: senderDomains(sender.fromEmail) })),
+  );
 }
 
-/** The 403 of a sender whose domain is not verified in the project (contract §7). */
+/** The 403 of a sender whose domain is not verified in the project (docs/decisions/domains.md). */
 export function senderNotVerified(fromEmail: string): AppError {
   const domain = fromEmail.slice(fromEmail.lastIndexOf('@') + 1).toLowerCase() || fromEmail;
   return new AppError('SENDER_DOMAIN_NOT_VERIFIED', {
@@ -162,7 +171,7 @@ export function senderNotVerified(fromEmail: string): AppError {
   });
 }
 
-/** The DKIM key of the most specific verified domain covering `fromEmail` (contract §6: d= and s=). */
+/** The DKIM key of the most specific verified domain covering `fromEmail` (docs/decisions/sending.md: d= and s=). */
 export async function signingKeyFor(
   db: Queryable,
   projectId: string,
@@ -189,7 +198,11 @@ export async function recheckDueDomains(deps: Deps, budgetMs: number): Promise<n
   let checked = 0;
   for (;;) {
     const due = await findDueDomains(deps.db, deps.config.domainCheckIntervalSeconds / 2, CHECK_BATCH);
-    const outcomes = await mapLimit(due, CHECK_CONCURRENCY, async (row) => ({ projectId: row.project_id, id: row.id, result: await checkDomain(resolver, row, bounceHostOf(deps.config) !== undefined) }));
+    const outcomes = await mapLimit(due, CHECK_CONCURRENCY, async (row) => ({
+      projectId: row.project_id,
+      id: row.id,
+      result: await checkDomain(resolver, row, bounceHostOf(deps.config) !== undefined),
+    }));
     await applyCheckOutcomes(deps.db, outcomes);
     checked += due.length;
     if (due.length < CHECK_BATCH || Date.now() - started > budgetMs) return checked;

@@ -1,12 +1,12 @@
 import type { DnsRecord, RecordState } from './domains.schemas.ts';
 
-/** The three records of a domain (contract §7), by what they are for. */
+/** The three records of a domain (docs/decisions/domains.md), by what they are for. */
 export type RecordKind = 'dkim' | 'spf' | 'dmarc';
 
 /**
  * What the last check found at each record's name: every TXT value there (strings joined), an empty
  * list when the DNS answered that there is none. A kind is absent when it was never answered
- * (not checked yet, or the lookup timed out: contract §7 keeps the last answer then).
+ * (not checked yet, or the lookup timed out: docs/decisions/domains.md keeps the last answer then).
  */
 export type RecordChecks = Partial<Record<RecordKind | 'bounceMx' | 'bounceSpf', string[]>>;
 
@@ -60,11 +60,12 @@ const authorizes = (record: string, mechanisms: readonly string[]) => {
 
 const SPF_NOTE_UNCONFIGURED =
   'SPF: SPF_MECHANISMS is not configured on this server, so this record authorizes no relay yet: receivers soft-fail SPF and DMARC rests on DKIM alone. Ask the operator for the relay’s mechanisms (for example include:amazonses.com).';
-const SPF_NOTE = 'SPF: authorizes the relay this server sends through. A domain may have only one SPF record: when it already has one, publish the merged value shown here in its place.';
+const SPF_NOTE =
+  'SPF: authorizes the relay this server sends through. A domain may have only one SPF record: when it already has one, publish the merged value shown here in its place.';
 const DMARC_NOTE = 'DMARC: p=none only reports; tighten to quarantine or reject once your mail passes. An existing DMARC record is kept as it is.';
 
 /**
- * The records a domain's owner publishes (contract §7), each with its state from the last check:
+ * The records a domain's owner publishes (docs/decisions/domains.md), each with its state from the last check:
  * `found` (published as needed), `wrong_value` (something else is there; `found` lists it),
  * `missing` (nothing there), `not_checked`. SPF's value is advice: the relay's mechanisms, merged
  * into the SPF record the domain already has; DMARC's is the domain's own policy once it has one.

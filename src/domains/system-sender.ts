@@ -31,6 +31,9 @@ export async function prepareSystemSender(db: Queryable, config: Config, log: Lo
     // Its own three TXT records: the return path is for project domains.
     ({ state: _state, found: _found, priority: _priority, ...record }) => ({ ...record, type: 'TXT' as const }),
   );
-  log.info({ systemFrom: address, records: records.map(({ type, name, value }) => ({ type, name, value })) }, 'SYSTEM_FROM: publish these DNS records so the server’s own mail verifies');
+  log.info(
+    { systemFrom: address, records: records.map(({ type, name, value }) => ({ type, name, value })) },
+    'SYSTEM_FROM: publish these DNS records so the server’s own mail verifies',
+  );
   return { address, name, key: { domainName: domain, selector: kept.selector, privateKey: kept.private_key }, records };
 }

@@ -13,7 +13,7 @@ export const SUPPRESSION_REASONS = {
 
 export type EmailRecordInput = {
   projectId: string;
-  /** The verified domain that signs it: the right side of the Message-ID (contract §6). */
+  /** The verified domain that signs it: the right side of the Message-ID (docs/decisions/sending.md). */
   domainName: string;
   content: { subject: string; html: string; from: { email: string; name: string | null }; replyTo: string | null; contentType: ContentType; headers?: Record<string, string> };
   source: { type: SourceType; campaignId?: string | null; templateId?: string | null; workflowId?: string | null };
@@ -33,7 +33,7 @@ export type EmailRecordInput = {
 };
 
 /**
- * One email record (contract §6), the same for every path that makes one (/v1/send, workflows,
+ * One email record (docs/decisions/sending.md), the same for every path that makes one (/v1/send, workflows,
  * campaign tests; a campaign's audience is one INSERT … SELECT in SQL): rendered for its recipient
  * with its links, QUEUED or SUPPRESSED (a suppressed address; an unsubscribed contact of MARKETING
  * mail) with the email.suppressed event that goes with it.
@@ -41,9 +41,7 @@ export type EmailRecordInput = {
 export function buildEmailRecord(config: Config, input: EmailRecordInput): { record: NewEmail; rendered: RenderedEmail; event: EventInput | null } {
   const id = randomUUID();
   const { content, source } = input;
-  const links = input.renderFor
-    ? recipientLinks({ config, projectId: input.projectId, emailId: id, contactId: input.renderFor.id, contentType: content.contentType })
-    : {};
+  const links = input.renderFor ? recipientLinks({ config, projectId: input.projectId, emailId: id, contactId: input.renderFor.id, contentType: content.contentType }) : {};
   const renderFor = input.renderFor ?? { id: '', email: input.to.address, data: {} };
   const rendered = render({ subject: content.subject, html: content.html }, recipientVariables(renderFor, links, input.variables));
   const reason = input.suppressed ? 'suppressed' : content.contentType === 'MARKETING' && input.subscribed === false ? 'unsubscribed' : null;

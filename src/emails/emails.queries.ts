@@ -30,7 +30,7 @@ export type EmailRow = {
   attempts: number;
   next_attempt_at: Date | string;
   handed_off_at: Date | string | null;
-  /** Sends again after a hand-off whose answer never came (contract §6: at least once). */
+  /** Sends again after a hand-off whose answer never came (docs/decisions/sending.md: at least once). */
   resends: number;
   claimed_by: number | null;
   last_error: string | null;
@@ -72,16 +72,31 @@ export type NewEmail = {
 
 // The columns of insertEmails after project_id, each with its type.
 const RECORD_COLUMNS = [
-  ['id', 'uuid'], ['contact_id', 'uuid'], ['to_address', 'text'], ['to_name', 'text'], ['from_address', 'text'],
-  ['from_name', 'text'], ['reply_to', 'text'], ['subject', 'text'], ['html', 'text'], ['text_body', 'text'],
-  ['headers', 'jsonb'], ['status', 'text'], ['source_type', 'text'], ['campaign_id', 'uuid'], ['template_id', 'uuid'],
-  ['workflow_id', 'uuid'], ['content_type', 'text'], ['message_id', 'text'], ['last_error', 'text'],
+  ['id', 'uuid'],
+  ['contact_id', 'uuid'],
+  ['to_address', 'text'],
+  ['to_name', 'text'],
+  ['from_address', 'text'],
+  ['from_name', 'text'],
+  ['reply_to', 'text'],
+  ['subject', 'text'],
+  ['html', 'text'],
+  ['text_body', 'text'],
+  ['headers', 'jsonb'],
+  ['status', 'text'],
+  ['source_type', 'text'],
+  ['campaign_id', 'uuid'],
+  ['template_id', 'uuid'],
+  ['workflow_id', 'uuid'],
+  ['content_type', 'text'],
+  ['message_id', 'text'],
+  ['last_error', 'text'],
 ] as const satisfies ReadonlyArray<readonly [keyof NewEmail, string]>;
 // Records per statement: 19 parameters each, well under PostgreSQL's 65,535.
 const RECORDS_PER_INSERT = 1_000;
 
 /**
- * Inserts the records of a send, in one statement per 1,000 (design.md: few statements per
+ * Inserts the records of a send, in one statement per 1,000 (docs/architecture.md: few statements per
  * request). Rows as `VALUES` with the project written in: Citus runs it on the project's node alone.
  */
 export async function insertEmails(tx: Queryable, projectId: string, emails: NewEmail[]): Promise<void> {
@@ -118,7 +133,10 @@ export async function insertAttachments(tx: Queryable, projectId: string, emailI
 
 /** The lower-cased addresses among `emails` on the project's suppression list. */
 export async function findSuppressed(db: Queryable, projectId: string, emails: string[]): Promise<Set<string>> {
-  const found = await findSuppressedPairs(db, emails.map((email) => ({ projectId, email })));
+  const found = await findSuppressedPairs(
+    db,
+    emails.map((email) => ({ projectId, email })),
+  );
   return new Set(emails.filter((email) => found.has(`${projectId} ${email}`)));
 }
 

@@ -8,7 +8,7 @@ import { getEmail, getEmailContent, listEmailsOfContact } from './emails.service
 const tags = ['emails'];
 const security: Array<Record<string, string[]>> = [{ apiKey: [] }, { session: [] }];
 
-/** contract §6: GET /emails/{id}, its rendered message, and a contact's records (secret key, or session with X-Project-Id). */
+/** docs/decisions/sending.md: GET /emails/{id}, its rendered message, and a contact's records (secret key, or session with X-Project-Id). */
 export const emailsRoutes: FastifyPluginAsyncZod<Deps> = async (app, deps) => {
   app.get(
     '/emails/:id',
@@ -29,7 +29,14 @@ export const emailsRoutes: FastifyPluginAsyncZod<Deps> = async (app, deps) => {
     '/contacts/:id/emails',
     {
       config: { auth: 'project' },
-      schema: { tags, security, summary: "A contact's email records, newest first (cursor pagination)", params: contactIdParams, querystring: contactEmailsQuery, response: { 200: emailPage } },
+      schema: {
+        tags,
+        security,
+        summary: "A contact's email records, newest first (cursor pagination)",
+        params: contactIdParams,
+        querystring: contactEmailsQuery,
+        response: { 200: emailPage },
+      },
     },
     async (request) => listEmailsOfContact(deps, projectOf(request).id, request.params.id, request.query),
   );

@@ -3,7 +3,7 @@ import { EMAIL_STATUSES, type EmailRow } from './emails.queries.ts';
 
 export const emailIdParams = z.object({ id: z.uuid() });
 
-/** contract §6: the email record of GET /emails/{id}. */
+/** docs/decisions/sending.md: the email record of GET /emails/{id}. */
 export const emailSchema = z.object({
   id: z.uuid(),
   contactId: z.uuid().nullable(),
@@ -26,7 +26,7 @@ export const emailSchema = z.object({
   opens: z.number().int(),
   clicks: z.number().int(),
   error: z.string().nullable(),
-  resends: z.number().int().describe('Times the message was sent again, with the same Message-ID, after a hand-off whose answer never came (contract §6)'),
+  resends: z.number().int().describe('Times the message was sent again, with the same Message-ID, after a hand-off whose answer never came (docs/decisions/sending.md)'),
 });
 export type Email = z.infer<typeof emailSchema>;
 

@@ -6,7 +6,7 @@ import { DEFAULT_PAGE_SIZE, decodeCursor, isCursorTimestamp, MAX_PAGE_SIZE, type
 import { countContactEmails, findEmail, listContactEmails } from './emails.queries.ts';
 import { type Email, type EmailContent, toEmail, toEmailContent } from './emails.schemas.ts';
 
-/** contract §6: GET /emails/{id}; another project's record is a 404. */
+/** docs/decisions/sending.md: GET /emails/{id}; another project's record is a 404. */
 export async function getEmail(deps: Deps, projectId: string, id: string): Promise<Email> {
   const row = await findEmail(deps.db, projectId, id);
   if (!row) throw notFound('Email');

@@ -1,7 +1,7 @@
 import type { Deps, EventsSubscriber } from '../deps.ts';
 import type { JobDefinition, JobQueue } from '../jobs/queue.ts';
 import { trailingWaker } from '../jobs/waker.ts';
-import { claimDispatch, deleteDispatched, type DispatchRow } from './events.queries.ts';
+import { claimDispatch, type DispatchRow, deleteDispatched } from './events.queries.ts';
 
 export const EVENTS_DISPATCH_JOB = 'events.dispatch';
 
@@ -24,7 +24,11 @@ export async function wakeDispatcher(queue: JobQueue): Promise<void> {
 
 /** The drain's wake-ups for one process's writers, sent after their write committed (src/jobs/waker.ts). */
 export function dispatchWaker(deps: Pick<Deps, 'queue' | 'log'>): () => void {
-  return trailingWaker(() => wakeDispatcher(deps.queue), WAKE_INTERVAL_MS, (error) => deps.log.warn({ err: error }, 'could not wake the event dispatcher'));
+  return trailingWaker(
+    () => wakeDispatcher(deps.queue),
+    WAKE_INTERVAL_MS,
+    (error) => deps.log.warn({ err: error }, 'could not wake the event dispatcher'),
+  );
 }
 
 /**

@@ -25,10 +25,7 @@ export async function insertEvents(tx: Queryable, projectId: string, events: New
   }
   // Sorted, so two transactions adding the same new names insert them in one order.
   const names = [...new Set(events.map((event) => event.name))].sort();
-  await tx.query(
-    `INSERT INTO event_names (project_id, name) VALUES ${names.map((_, i) => `($1, $${i + 2})`).join(', ')} ON CONFLICT DO NOTHING`,
-    [projectId, ...names],
-  );
+  await tx.query(`INSERT INTO event_names (project_id, name) VALUES ${names.map((_, i) => `($1, $${i + 2})`).join(', ')} ON CONFLICT DO NOTHING`, [projectId, ...names]);
 }
 
 export type TrackItem = {

@@ -15,16 +15,16 @@ import {
   trackResponse,
   usageResponse,
 } from './events.schemas.ts';
-import { TrackWriter } from './track-writer.ts';
 import { deleteEvents, eventNames, eventStats, eventUsage, listContactEvents, listEvents, trackEvent } from './events.service.ts';
+import { TrackWriter } from './track-writer.ts';
 
 const tags = ['events'];
 const security: Array<Record<string, string[]>> = [{ apiKey: [] }, { session: [] }];
 
-/** api.md POST /v1/track and the Events table (contract §12). */
+/** the API reference (POST) /v1/track and the Events table (docs/decisions/contacts-and-events.md). */
 export const eventsRoutes: FastifyPluginAsyncZod<Deps> = async (app, deps) => {
   const tracks = new TrackWriter(deps);
-  // The public-key endpoint; the dashboard alias below takes a session instead (api.md Events).
+  // The public-key endpoint; the dashboard alias below takes a session instead (the API reference (Events)).
   app.post(
     '/v1/track',
     {
@@ -51,13 +51,19 @@ export const eventsRoutes: FastifyPluginAsyncZod<Deps> = async (app, deps) => {
 
   app.get(
     '/events',
-    { config: { auth: 'project' }, schema: { tags, security, summary: 'Recent events, newest first (cursor pagination)', querystring: listEventsQuery, response: { 200: eventPage } } },
+    {
+      config: { auth: 'project' },
+      schema: { tags, security, summary: 'Recent events, newest first (cursor pagination)', querystring: listEventsQuery, response: { 200: eventPage } },
+    },
     async (request) => listEvents(deps, projectOf(request).id, request.query),
   );
 
   app.get(
     '/events/stats',
-    { config: { auth: 'project' }, schema: { tags, security, summary: 'Event counts per name and per UTC day over [from, to)', querystring: statsQuery, response: { 200: statsResponse } } },
+    {
+      config: { auth: 'project' },
+      schema: { tags, security, summary: 'Event counts per name and per UTC day over [from, to)', querystring: statsQuery, response: { 200: statsResponse } },
+    },
     async (request) => eventStats(deps, projectOf(request).id, request.query),
   );
 
@@ -78,7 +84,10 @@ export const eventsRoutes: FastifyPluginAsyncZod<Deps> = async (app, deps) => {
 
   app.get(
     '/events/:eventName/usage',
-    { config: { auth: 'project' }, schema: { tags, security, summary: 'Segments, campaigns and workflows referencing an event name', params: eventNameParams, response: { 200: usageResponse } } },
+    {
+      config: { auth: 'project' },
+      schema: { tags, security, summary: 'Segments, campaigns and workflows referencing an event name', params: eventNameParams, response: { 200: usageResponse } },
+    },
     async (request) => eventUsage(deps, projectOf(request).id, request.params.eventName),
   );
 

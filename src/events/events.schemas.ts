@@ -2,20 +2,20 @@ import { z } from 'zod';
 import { contactDataField, emailField } from '../contacts/contacts.schemas.ts';
 
 /**
- * api.md Events rule 1: names the service emits itself cannot be tracked. Matched without regard
+ * the API reference (Events): names the service emits itself cannot be tracked. Matched without regard
  * to case, so `Email.Sent` cannot pass for a service event in a case-insensitive dashboard.
  */
 const RESERVED_EVENT = [/^email\./i, /^contact\.(un)?subscribed$/i, /^segment\..+\.(entry|exit)$/i];
 export const isReservedEventName = (name: string) => RESERVED_EVENT.some((pattern) => pattern.test(name));
 
-/** api.md Events: the service event a change of `subscribed` emits. */
+/** the API reference (Events): the service event a change of `subscribed` emits. */
 export function subscriptionEventName(subscribed: boolean): 'contact.subscribed' | 'contact.unsubscribed' {
   return subscribed ? 'contact.subscribed' : 'contact.unsubscribed';
 }
 
 export const eventNameField = z.string().trim().min(1).max(200);
 
-/** POST /v1/track and POST /events/track (api.md). */
+/** POST /v1/track and POST /events/track (the API reference). */
 export const trackBody = z.object({
   email: emailField,
   event: eventNameField.refine((name) => !isReservedEventName(name), {

@@ -1,13 +1,13 @@
 import { randomUUID } from 'node:crypto';
-import type { Queryable } from '../db/index.ts';
 import { RESERVED_DATA_KEYS, splitContactData } from '../contacts/data-rules.ts';
+import type { Queryable } from '../db/index.ts';
 import type { Deps, EventUsage } from '../deps.ts';
 import { badRequest, notFound } from '../errors.ts';
 import { DEFAULT_PAGE_SIZE, decodeCursor, isCursorTimestamp, MAX_PAGE_SIZE, type Page, pageOf } from '../pagination.ts';
 import * as queries from './events.queries.ts';
 import { type EventRow, insertEvents } from './events.queries.ts';
-import type { TrackWriter } from './track-writer.ts';
 import type { EventItem } from './events.schemas.ts';
+import type { TrackWriter } from './track-writer.ts';
 
 export type EventInput = { contactId: string; name: string; data?: Record<string, unknown>; emailId?: string | null };
 

@@ -1,4 +1,4 @@
-import { lockContactsByEmail, upsertContactsByEmail, type UpsertedContact } from '../contacts/contacts.queries.ts';
+import { lockContactsByEmail, type UpsertedContact, upsertContactsByEmail } from '../contacts/contacts.queries.ts';
 import { Batcher } from '../db/batcher.ts';
 import type { Db, Queryable } from '../db/index.ts';
 import type { Deps } from '../deps.ts';
@@ -36,9 +36,7 @@ export class TrackWriter {
 
   private async write(items: TrackItem[]): Promise<TrackedRow[]> {
     const dispatch = this.deps.registry.events.length > 0;
-    const rows = this.deps.config.databaseDistribution === 'citus'
-      ? await trackPerProject(this.deps.db, items, dispatch)
-      : await trackBatch(this.deps.db, items, dispatch);
+    const rows = this.deps.config.databaseDistribution === 'citus' ? await trackPerProject(this.deps.db, items, dispatch) : await trackBatch(this.deps.db, items, dispatch);
     if (dispatch) this.wake();
     return rows;
   }
@@ -52,12 +50,20 @@ export class TrackWriter {
  * the events, their names and, on the coordinator, their event_dispatch row. Rows in item order.
  */
 async function trackPerProject(db: Db, items: TrackItem[], dispatch: boolean): Promise<TrackedRow[]> {
-  const byProject = groupBy(items.map((item, ord) => ({ item, ord })), ({ item }) => item.projectId);
+  const byProject = groupBy(
+    items.map((item, ord) => ({ item, ord })),
+    ({ item }) => item.projectId,
+  );
   const rows: TrackedRow[] = [];
   await Promise.all(
     [...byProject].map(([projectId, entries]) =>
       db.transaction(async (tx) => {
-        const written = await trackProject(tx, projectId, entries.map(({ item }) => item), dispatch);
+        const written = await trackProject(
+          tx,
+          projectId,
+          entries.map(({ item }) => item),
+          dispatch,
+        );
         entries.forEach(({ ord }, i) => (rows[ord] = written[i]!));
       }),
     ),
@@ -69,7 +75,12 @@ async function trackProject(tx: Queryable, projectId: string, items: TrackItem[]
   const contacts = new Map<string, UpsertedContact>();
   const shapes = groupBy(items, (item) => JSON.stringify([item.contact.subscribed, item.contact.subscribedWhenNew, item.contact.data.unset]));
   // Several upserts: every existing contact of the batch is locked first, in one order.
-  if (shapes.size > 1) await lockContactsByEmail(tx, projectId, items.map((item) => item.contact.email));
+  if (shapes.size > 1)
+    await lockContactsByEmail(
+      tx,
+      projectId,
+      items.map((item) => item.contact.email),
+    );
   for (const group of shapes.values()) {
     const { subscribed, subscribedWhenNew, data } = group[0]!.contact;
     const rows = group.map((item) => ({ projectId, email: item.contact.email, set: item.contact.data.set }));
@@ -85,7 +96,12 @@ async function trackProject(tx: Queryable, projectId: string, items: TrackItem[]
     return { contact_id: contact.id, subscription_event_id: changed ? item.event.subscriptionEventId : null };
   });
   await insertEvents(tx, projectId, events);
-  if (dispatch) await insertDispatch(tx, projectId, events.map((event) => event.id));
+  if (dispatch)
+    await insertDispatch(
+      tx,
+      projectId,
+      events.map((event) => event.id),
+    );
   return tracked;
 }
 

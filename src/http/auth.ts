@@ -8,10 +8,10 @@ import { AppError } from '../errors.ts';
 
 /**
  * How a route authenticates (route `config.auth`):
- * - `public`: the public key only (POST /v1/track; api.md Authentication 5, the endpoint-level rule).
+ * - `public`: the public key only (POST /v1/track; the API reference (Authentication), the endpoint-level rule).
  * - `secret`: the secret key only (/v1/send, /v1/verify).
  * - `project`: the secret key, or a dashboard session naming the project in X-Project-Id
- *   (contract §2) — every project-scoped resource endpoint.
+ *   (docs/decisions/accounts.md) — every project-scoped resource endpoint.
  * - `sessionProject`: a session with X-Project-Id only (dashboard aliases such as /events/track).
  * - `session`: a logged-in user (/users/@me…).
  * - `none`: no authentication (the default).
@@ -102,7 +102,14 @@ export const authPlugin = fp(async (app: FastifyInstance, deps: AuthDeps) => {
     if (resolved.scope === 'sending' && mode === 'project') {
       throw new AppError('API_KEY_SCOPE_INSUFFICIENT', { suggestion: 'Use a key with the full scope, or the dashboard.' });
     }
-    request.project = { id: resolved.projectId, name: resolved.projectName, via: resolved.keyType, scope: resolved.scope, senderDomains: resolved.senderDomains, keyId: resolved.keyId };
+    request.project = {
+      id: resolved.projectId,
+      name: resolved.projectName,
+      via: resolved.keyType,
+      scope: resolved.scope,
+      senderDomains: resolved.senderDomains,
+      keyId: resolved.keyId,
+    };
     request.requestCount = resolved.usage;
   }
 

@@ -6,7 +6,7 @@ import { type ConstraintErrors, translateDbError } from '../db/errors.ts';
 import { AppError, ERRORS, type ErrorCode } from '../errors.ts';
 import { RequestValidationError } from './validation.ts';
 
-/** api.md Errors: the envelope every failure is written in. */
+/** the API reference (Errors): the envelope every failure is written in. */
 export function sendError(request: FastifyRequest, reply: FastifyReply, error: AppError) {
   if (error.headers) reply.headers(error.headers);
   if (error.flat) return reply.status(error.statusCode).send({ error: error.message });
@@ -51,7 +51,7 @@ export function toAppError(error: unknown, constraints: ConstraintErrors = {}): 
     return new AppError('BAD_REQUEST', { message: 'The multipart body is malformed (a part or the closing boundary is missing).' });
   }
   if (error instanceof RequestValidationError) {
-    // A malformed query parameter is a 400 (api.md); a body or path that fails its schema is a 422.
+    // A malformed query parameter is a 400 (the API reference); a body or path that fails its schema is a 422.
     const details = error.more ? { details: { moreIssues: error.more } } : {};
     if (error.part === 'querystring') return new AppError('BAD_REQUEST', { message: 'Invalid query parameters.', errors: error.fieldErrors, ...details });
     return new AppError('VALIDATION_ERROR', { errors: error.fieldErrors, ...details });
@@ -95,7 +95,9 @@ export function clientErrorHandler(error: NodeJS.ErrnoException, socket: Duplex)
     error: { code, message: code === 'BAD_REQUEST' ? 'The HTTP request is malformed.' : message, statusCode: status, requestId: `req_${randomUUID().replaceAll('-', '')}` },
     timestamp: new Date().toISOString(),
   });
-  socket.end(`HTTP/1.1 ${status} ${STATUS_CODES[status]}\r\nContent-Type: application/json; charset=utf-8\r\nContent-Length: ${Buffer.byteLength(body)}\r\nX-Content-Type-Options: nosniff\r\nCache-Control: no-store\r\nConnection: close\r\n\r\n${body}`);
+  socket.end(
+    `HTTP/1.1 ${status} ${STATUS_CODES[status]}\r\nContent-Type: application/json; charset=utf-8\r\nContent-Length: ${Buffer.byteLength(body)}\r\nX-Content-Type-Options: nosniff\r\nCache-Control: no-store\r\nConnection: close\r\n\r\n${body}`,
+  );
 }
 
 export function notFoundHandler(request: FastifyRequest, reply: FastifyReply) {

@@ -4,14 +4,11 @@ export type IdempotencyRecord = { method: string; path: string; statusCode: numb
 
 /**
  * Claims `key` for this request: inserts it, or takes over a row whose TTL has passed. One
- * statement, so of concurrent requests with one key exactly one gets `true` (contract §13). The
+ * statement, so of concurrent requests with one key exactly one gets `true` (docs/decisions/idempotency-and-rate-limits.md). The
  * time is the proposed row's created_at (its default, the transaction time): Citus refuses now() in
  * DO UPDATE.
  */
-export async function claimIdempotencyKey(
-  db: Queryable,
-  claim: { projectId: string; key: string; method: string; path: string; ttlHours: number },
-): Promise<boolean> {
+export async function claimIdempotencyKey(db: Queryable, claim: { projectId: string; key: string; method: string; path: string; ttlHours: number }): Promise<boolean> {
   const rows = await db.query(
     `INSERT INTO idempotency_keys (project_id, key, method, path, expires_at)
      VALUES ($1, $2, $3, $4, now() + make_interval(hours => $5::int))

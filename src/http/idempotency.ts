@@ -2,19 +2,13 @@ import type { FastifyInstance, FastifyReply, FastifyRequest, RouteOptions } from
 import fp from 'fastify-plugin';
 import type { Config } from '../config.ts';
 import type { Db } from '../db/index.ts';
-import type { AuthMode } from './auth.ts';
 import { AppError } from '../errors.ts';
-import {
-  claimIdempotencyKey,
-  findIdempotencyKey,
-  type IdempotencyRecord,
-  recordIdempotencyStatus,
-  releaseIdempotencyKey,
-} from './idempotency.queries.ts';
+import type { AuthMode } from './auth.ts';
+import { claimIdempotencyKey, findIdempotencyKey, type IdempotencyRecord, recordIdempotencyStatus, releaseIdempotencyKey } from './idempotency.queries.ts';
 
 declare module 'fastify' {
   interface FastifyContextConfig {
-    /** Honour an `Idempotency-Key` header on this route (api.md Limits; contract §13). */
+    /** Honour an `Idempotency-Key` header on this route (the API reference (Limits); docs/decisions/idempotency-and-rate-limits.md). */
     idempotent?: boolean;
   }
   interface FastifyRequest {
@@ -23,7 +17,7 @@ declare module 'fastify' {
 }
 
 const HEADER = 'idempotency-key';
-// api.md Limits: 1 to 255 printable ASCII characters.
+// the API reference (Limits): 1 to 255 printable ASCII characters.
 const VALID_KEY = /^[\x20-\x7E]{1,255}$/;
 // Claiming can lose to a request that is released (4xx) or expires between our two statements;
 // trying again then claims it. More rounds than this means constant churn on one key.

@@ -6,7 +6,7 @@ import type { Config } from '../config.ts';
 import type { Db } from '../db/index.ts';
 import { AppError } from '../errors.ts';
 
-// api.md Limits: "1000 per minute per project"; a fixed 60-second window (docs/decisions).
+// the API reference (Limits): "1000 per minute per project"; a fixed 60-second window (docs/decisions).
 export const RATE_LIMIT_WINDOW_SECONDS = 60;
 
 function setHeaders(reply: FastifyReply, limit: number, usage: RequestCount) {

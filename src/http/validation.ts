@@ -16,7 +16,7 @@ export class RequestValidationError extends Error {
   }
 }
 
-// Zod 4 issue codes → the codes of contract §3.
+// Zod 4 issue codes → the codes of docs/architecture.md.
 const CODE_MAP: Record<string, string> = {
   invalid_type: 'invalid_type',
   invalid_format: 'invalid_string',
@@ -38,7 +38,7 @@ const MAX_MESSAGE = 300;
 const clip = (text: string) => (text.length > MAX_MESSAGE ? `${text.slice(0, MAX_MESSAGE)}…` : text);
 
 /**
- * Turns zod issues into api.md field errors with dot paths (`attachments.0.filename`): at most
+ * Turns zod issues into the API reference field errors with dot paths (`attachments.0.filename`): at most
  * MAX_REPORTED_ISSUES of them, messages and paths clipped, so the answer stays small whatever
  * was sent (a 100,000-item array of wrong items is one short answer, not megabytes).
  */

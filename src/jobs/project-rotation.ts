@@ -1,5 +1,5 @@
 /**
- * Claims of one project at a time, for Citus (docs/architecture.md, "Distribution on Citus"). Citus
+ * Claims of one project at a time, for Citus (docs/citus.md). Citus
  * locks rows only in a statement that names one project, so a claim of due rows across projects
  * (one FOR UPDATE SKIP LOCKED over all of them, as on PostgreSQL) becomes a lock-free read of the
  * projects with due rows, oldest first, and then one claim per project.

@@ -1,4 +1,4 @@
-import { type Job, PgBoss, type Queue, type SendOptions, type WorkOptions, fromPglite } from 'pg-boss';
+import { fromPglite, type Job, PgBoss, type Queue, type SendOptions, type WorkOptions } from 'pg-boss';
 import type { Logger } from 'pino';
 import type { Db, Queryable } from '../db/index.ts';
 import type { PgliteDb } from '../db/pglite.ts';
@@ -24,7 +24,7 @@ export type JobDefinition<T extends object = object> = {
 
 export type EnqueueOptions = SendOptions & { tx?: Queryable };
 
-// New jobs are picked up by NOTIFY at once and full batches fetch again at once (design.md: batch 1
+// New jobs are picked up by NOTIFY at once and full batches fetch again at once (docs/architecture.md: batch 1
 // is capped by polling). NOTIFY fires when a job is inserted, not when its startAfter falls due, so
 // the backstop poll bounds how late a delayed job runs: 2 s keeps the contract's "within 5 seconds"
 // for snoozes, workflow delays and scheduled campaigns (pg-boss's default backstop is 30 s).
@@ -37,11 +37,12 @@ export class JobQueue {
   private readonly definitions = new Map<string, JobDefinition<any>>();
   private started = false;
 
-  constructor(db: Db, private readonly log: Logger) {
+  constructor(
+    db: Db,
+    private readonly log: Logger,
+  ) {
     const connection =
-      db.kind === 'pglite'
-        ? { db: fromPglite((db as PgliteDb).pglite), backend: 'pglite' as const }
-        : { connectionString: (db as PostgresDb).connectionString, max: 5 };
+      db.kind === 'pglite' ? { db: fromPglite((db as PgliteDb).pglite), backend: 'pglite' as const } : { connectionString: (db as PostgresDb).connectionString, max: 5 };
     this.boss = new PgBoss({ ...connection, useListenNotify: true, schema: 'pgboss' });
     this.boss.on('error', (error) => this.log.error({ err: error }, 'job queue error'));
   }

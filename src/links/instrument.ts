@@ -1,7 +1,7 @@
 import { signLinkToken } from './tokens.ts';
 
 /**
- * Open and click tracking for a rendered HTML body (contract §6; never for HEADLESS mail, which
+ * Open and click tracking for a rendered HTML body (docs/decisions/sending.md; never for HEADLESS mail, which
  * the caller sends as rendered). Pure: the caller persists `urls` (saveMessageUrls) before the
  * message leaves, so the click redirect can resolve a token's index to a URL of this message
  * and nothing else (the redirect is not an open redirect).

@@ -13,7 +13,7 @@ export async function saveMessageUrls(db: Queryable, message: MessageUrls): Prom
   await db.query('UPDATE emails SET link_urls = $3::jsonb WHERE project_id = $1 AND id = $2', [message.projectId, message.emailId, JSON.stringify(message.urls)]);
 }
 
-/** What an email.* event about a record carries beside emailId (contract §6). */
+/** What an email.* event about a record carries beside emailId (docs/decisions/sending.md). */
 export type EmailSource = { contact_id: string | null; campaign_id: string | null; template_id: string | null; workflow_id: string | null };
 
 /**

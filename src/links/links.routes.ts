@@ -6,7 +6,7 @@ import { changeSubscription, type PagePurpose, PIXEL_GIF, type SubscriptionPage,
 import { notFoundPageHtml, PAGE_HEADERS, subscriptionPageHtml } from './pages.ts';
 
 const tags = ['links'];
-// Any string: a malformed token is a 404 like a forged one (contract §6), never a 422.
+// Any string: a malformed token is a 404 like a forged one (docs/decisions/sending.md), never a 422.
 const params = z.object({ token: z.string() });
 const FORM_LIMIT = 16 * 1024;
 
@@ -18,7 +18,7 @@ function sendPage(reply: FastifyReply, page: SubscriptionPage | null) {
 }
 
 /**
- * The public link endpoints under PUBLIC_URL (contract §6): open pixel, click redirect, and the
+ * The public link endpoints under PUBLIC_URL (docs/decisions/sending.md): open pixel, click redirect, and the
  * unsubscribe, subscribe and manage pages. No authentication: the signed token is the credential.
  */
 export const linksRoutes: FastifyPluginAsyncZod<Deps> = async (app, deps) => {
@@ -62,10 +62,8 @@ export const linksRoutes: FastifyPluginAsyncZod<Deps> = async (app, deps) => {
     { path: '/m/:token', purpose: 'manage', title: 'Manage the subscription' },
   ];
   for (const { path, purpose, title } of pages) {
-    app.get(
-      path,
-      { config: { auth: 'none' }, schema: { tags, params, summary: `${title}: a confirmation page (changes nothing)` } },
-      async (request, reply) => sendPage(reply, await subscriptionPage(deps, purpose, request.params.token)),
+    app.get(path, { config: { auth: 'none' }, schema: { tags, params, summary: `${title}: a confirmation page (changes nothing)` } }, async (request, reply) =>
+      sendPage(reply, await subscriptionPage(deps, purpose, request.params.token)),
     );
   }
 
@@ -73,7 +71,12 @@ export const linksRoutes: FastifyPluginAsyncZod<Deps> = async (app, deps) => {
     '/u/:token',
     {
       config: { auth: 'none' },
-      schema: { tags, params, summary: 'Unsubscribe at once (RFC 8058 body `List-Unsubscribe=One-Click`, or the page button)', consumes: ['application/x-www-form-urlencoded', 'multipart/form-data'] },
+      schema: {
+        tags,
+        params,
+        summary: 'Unsubscribe at once (RFC 8058 body `List-Unsubscribe=One-Click`, or the page button)',
+        consumes: ['application/x-www-form-urlencoded', 'multipart/form-data'],
+      },
     },
     async (request, reply) => sendPage(reply, await changeSubscription(deps, 'unsubscribe', request.params.token)),
   );

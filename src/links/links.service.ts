@@ -8,7 +8,7 @@ type LinkDeps = Pick<Deps, 'config' | 'db' | 'queue'>;
 /** The 1×1 transparent GIF the open pixel answers with. */
 export const PIXEL_GIF = Buffer.from('R0lGODlhAQABAIAAAAAAAP///yH5BAEAAAAALAAAAAABAAEAAAIBRAA7', 'base64');
 
-/** Event data beside emailId: the ids of where the message came from (contract §6). */
+/** Event data beside emailId: the ids of where the message came from (docs/decisions/sending.md). */
 function sourceData(source: Omit<queries.EmailSource, 'contact_id'>): Record<string, string> {
   const data: Record<string, string> = {};
   if (source.campaign_id) data.campaignId = source.campaign_id;
@@ -96,7 +96,7 @@ export async function subscriptionPage(deps: LinkDeps, purpose: PagePurpose, tok
 
 /**
  * POST /u (RFC 8058 one-click, or the page's button) and POST /s: applies the change at once and
- * emits contact.unsubscribed / contact.subscribed only when `subscribed` changed (contract §12),
+ * emits contact.unsubscribed / contact.subscribed only when `subscribed` changed (docs/decisions/contacts-and-events.md),
  * with `data.emailId` when the link came in a message.
  */
 export async function changeSubscription(deps: LinkDeps, purpose: 'unsubscribe' | 'subscribe', token: string): Promise<SubscriptionPage | null> {

@@ -5,7 +5,7 @@ export type LinkUrls = { unsubscribeUrl: string; subscribeUrl: string; manageUrl
 
 /**
  * The contact's signed subscription links: the `unsubscribeUrl`, `subscribeUrl` and `manageUrl`
- * template variables (contract §5). With `emailId`, the links remember the message they came in,
+ * template variables (docs/decisions/templates.md). With `emailId`, the links remember the message they came in,
  * and the subscription event names it.
  */
 export function linkUrls(input: LinkUrlsInput): LinkUrls {
@@ -37,7 +37,7 @@ export function lazyLinkUrls(input: LinkUrlsInput): LinkUrls {
 }
 
 /**
- * RFC 2369 and RFC 8058 headers for MARKETING mail (contract §6): mail clients show an unsubscribe
+ * RFC 2369 and RFC 8058 headers for MARKETING mail (docs/decisions/sending.md): mail clients show an unsubscribe
  * button that POSTs `List-Unsubscribe=One-Click` to the URL, which unsubscribes with no other step.
  */
 export function listUnsubscribeHeaders(unsubscribeUrl: string): { 'List-Unsubscribe': string; 'List-Unsubscribe-Post': string } {

@@ -22,7 +22,7 @@ export type LinkContext = {
 export type OutgoingContent = { html: string; headers: Record<string, string> };
 
 /**
- * `unsubscribeUrl`, `subscribeUrl`, `manageUrl` of one recipient (contract §5), each signed when
+ * `unsubscribeUrl`, `subscribeUrl`, `manageUrl` of one recipient (docs/decisions/templates.md), each signed when
  * the template first reads it; none without a contact.
  */
 export function recipientLinks(context: LinkContext): Partial<LinkUrls> {
@@ -36,7 +36,7 @@ export type TrackedContent = OutgoingContent & { urls: MessageUrls | null };
 
 /**
  * Tracking as the project's setting allows for this type (never HEADLESS, which is sent exactly
- * as rendered), and the RFC 8058 headers for MARKETING mail (contract §6). Pure: the caller stores `urls` on the record (the delivery worker's
+ * as rendered), and the RFC 8058 headers for MARKETING mail (docs/decisions/sending.md). Pure: the caller stores `urls` on the record (the delivery worker's
  * hand-off statement, for a whole chunk) before the message is handed to the transport, or its
  * clicks would be refused.
  * A List-Unsubscribe the sender set explicitly in the custom headers is kept.

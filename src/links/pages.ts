@@ -1,7 +1,7 @@
 import type { SubscriptionPage } from './links.service.ts';
 
 /**
- * The small self-contained pages behind /u, /s and /m (contract §6: a GET shows a confirmation
+ * The small self-contained pages behind /u, /s and /m (docs/decisions/sending.md: a GET shows a confirmation
  * page; only a POST changes anything). Every value is escaped; no script, no external resource.
  */
 
@@ -65,33 +65,51 @@ export function subscriptionPageHtml(page: SubscriptionPage): string {
   const subscribe = (primary: boolean, label = 'Resubscribe') => button(page.actions.subscribe, label, primary);
 
   if (page.purpose === 'manage') {
-    return layout('Email preferences', `<h1>Email preferences</h1>
+    return layout(
+      'Email preferences',
+      `<h1>Email preferences</h1>
 <p>${who} is currently <strong>${escapeHtml(state(page))}</strong> to email from ${from}.</p>
-<p>${unsubscribe(page.subscribed)} ${subscribe(!page.subscribed, 'Subscribe')}</p>`);
+<p>${unsubscribe(page.subscribed)} ${subscribe(!page.subscribed, 'Subscribe')}</p>`,
+    );
   }
   if (page.purpose === 'unsubscribe') {
     // A paused (snoozed) contact is offered the permanent unsubscribe.
     if (page.step === 'done' || (!page.subscribed && !page.snoozedUntil)) {
-      return layout('Unsubscribed', `<h1>You are unsubscribed</h1>
+      return layout(
+        'Unsubscribed',
+        `<h1>You are unsubscribed</h1>
 <p>${who} will no longer receive marketing email from ${from}.</p>
 <p class="muted">Unsubscribed by mistake?</p>
-<p>${subscribe(false)}</p>`);
+<p>${subscribe(false)}</p>`,
+      );
     }
-    return layout('Unsubscribe', `<h1>Unsubscribe?</h1>
+    return layout(
+      'Unsubscribe',
+      `<h1>Unsubscribe?</h1>
 <p>Stop marketing email from ${from} to ${who}.</p>
-<p>${unsubscribe(true)}</p>`);
+<p>${unsubscribe(true)}</p>`,
+    );
   }
   if (page.step === 'done' || page.subscribed) {
-    return layout('Subscribed', `<h1>You are subscribed</h1>
+    return layout(
+      'Subscribed',
+      `<h1>You are subscribed</h1>
 <p>${who} will receive email from ${from}.</p>
-<p>${unsubscribe(false)}</p>`);
+<p>${unsubscribe(false)}</p>`,
+    );
   }
-  return layout('Subscribe', `<h1>Subscribe?</h1>
+  return layout(
+    'Subscribe',
+    `<h1>Subscribe?</h1>
 <p>Receive email from ${from} at ${who}.</p>
-<p>${subscribe(true, 'Subscribe')}</p>`);
+<p>${subscribe(true, 'Subscribe')}</p>`,
+  );
 }
 
 export function notFoundPageHtml(): string {
-  return layout('Link not valid', `<h1>This link is not valid</h1>
-<p>It may have been copied incompletely. Use the link from the most recent email you received.</p>`);
+  return layout(
+    'Link not valid',
+    `<h1>This link is not valid</h1>
+<p>It may have been copied incompletely. Use the link from the most recent email you received.</p>`,
+  );
 }

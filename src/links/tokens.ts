@@ -1,7 +1,7 @@
 import { createHmac, timingSafeEqual } from 'node:crypto';
 
 /**
- * Signed link tokens (contract §6: a forged or altered token gets 404). A token is base64url of
+ * Signed link tokens (docs/decisions/sending.md: a forged or altered token gets 404). A token is base64url of
  * `payload ‖ tag`, where the payload packs the fields as bytes (uuids as 16 bytes, so links stay
  * short) and the tag is HMAC-SHA256 over the payload truncated to 128 bits, keyed with a key
  * derived from SESSION_SECRET so link tokens and session cookies never share a key.
@@ -87,8 +87,7 @@ export function verifyLinkToken(secret: string, token: string, purpose: LinkPurp
 
   const [version, purposeIndex, flags] = payload;
   if (version !== VERSION || LINK_PURPOSES[purposeIndex!] !== purpose || (flags! & ~(HAS_CONTACT | HAS_EMAIL | HAS_INDEX)) !== 0) return null;
-  const expected =
-    3 + UUID_BYTES + (flags! & HAS_CONTACT ? UUID_BYTES : 0) + (flags! & HAS_EMAIL ? UUID_BYTES : 0) + (flags! & HAS_INDEX ? 2 : 0);
+  const expected = 3 + UUID_BYTES + (flags! & HAS_CONTACT ? UUID_BYTES : 0) + (flags! & HAS_EMAIL ? UUID_BYTES : 0) + (flags! & HAS_INDEX ? 2 : 0);
   if (payload.length !== expected) return null;
 
   let offset = 3;

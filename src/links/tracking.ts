@@ -1,8 +1,8 @@
-/** The template or campaign type (api.md); HEADLESS is never tracked. */
+/** The template or campaign type (the API reference); HEADLESS is never tracked. */
 export type ContentType = 'TRANSACTIONAL' | 'MARKETING' | 'HEADLESS';
 
 /**
- * A project's tracking setting (contract §6): opens and clicks are each tracked on `all` mail, on
+ * A project's tracking setting (docs/decisions/sending.md): opens and clicks are each tracked on `all` mail, on
  * `marketing` mail only, or `off`. HEADLESS mail is never tracked, whatever the setting.
  */
 export const TRACKING_MODES = ['all', 'marketing', 'off'] as const;

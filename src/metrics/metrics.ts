@@ -1,4 +1,4 @@
-import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client';
+import { Counter, collectDefaultMetrics, Gauge, Histogram, Registry } from 'prom-client';
 import type { Config } from '../config.ts';
 import type { Db } from '../db/index.ts';
 import type { PostgresDb } from '../db/postgres.ts';
@@ -12,7 +12,7 @@ import { QUEUES, type QueueDepth, queueDepths } from './queues.queries.ts';
  * of their own.
  */
 
-/** contract §17: campaigns and MARKETING templates are the marketing stream, the rest transactional. */
+/** docs/decisions/sending.md: campaigns and MARKETING templates are the marketing stream, the rest transactional. */
 export type Stream = 'transactional' | 'marketing';
 export const streamOf = (email: { source_type: string; content_type: string }): Stream =>
   email.source_type === 'CAMPAIGN' || email.content_type === 'MARKETING' ? 'marketing' : 'transactional';
@@ -117,7 +117,10 @@ export class Metrics {
         labelNames: ['pool', 'state'],
         registers,
         collect() {
-          for (const [name, p] of [['background', pool], ['api', apiPool]] as const) {
+          for (const [name, p] of [
+            ['background', pool],
+            ['api', apiPool],
+          ] as const) {
             this.set({ pool: name, state: 'idle' }, p.idleCount);
             this.set({ pool: name, state: 'busy' }, p.totalCount - p.idleCount);
             this.set({ pool: name, state: 'waiting' }, p.waitingCount);

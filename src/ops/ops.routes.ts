@@ -3,12 +3,15 @@ import { z } from 'zod';
 import { migrationsApplied } from '../db/migrate.ts';
 import type { Deps } from '../deps.ts';
 
-/** Liveness, readiness, the public feature flags and the system sender's DNS records (GET /config, api.md). */
+/** Liveness, readiness, the public feature flags and the system sender's DNS records (GET /config, the API reference). */
 export const opsRoutes: FastifyPluginAsyncZod<Deps> = async (app, deps) => {
   app.get('/health', { schema: { hide: true } }, async () => ({ status: 'ok' }));
 
   app.get('/ready', { schema: { hide: true } }, async (_request, reply) => {
-    const database = await deps.db.query('SELECT 1').then(() => true, () => false);
+    const database = await deps.db.query('SELECT 1').then(
+      () => true,
+      () => false,
+    );
     const migrated = database && (await migrationsApplied(deps.db));
     const ready = database && migrated;
     return reply.status(ready ? 200 : 503).send({ status: ready ? 'ready' : 'not_ready', database, migrations: migrated });

@@ -1,7 +1,7 @@
+import type { Resolver } from 'node:dns/promises';
 import http, { type IncomingHttpHeaders } from 'node:http';
 import https from 'node:https';
 import { isIP, type LookupFunction } from 'node:net';
-import type { Resolver } from 'node:dns/promises';
 import { createResolver } from '../dns/resolver.ts';
 import { forbiddenReason } from './addresses.ts';
 import { OutboundError } from './errors.ts';
@@ -49,7 +49,7 @@ export type OutboundClient = {
 export type OutboundOptions = {
   /** WEBHOOK_ALLOW_PRIVATE: private and loopback addresses may be reached (development, tests). */
   allowPrivate: boolean;
-  /** DNS_SERVERS (contract §1); empty or absent: the system's resolver (getaddrinfo, /etc/hosts). */
+  /** DNS_SERVERS (docs/architecture.md); empty or absent: the system's resolver (getaddrinfo, /etc/hosts). */
   dnsServers?: readonly string[];
   userAgent?: string;
   /** Addresses let through although not public: a seam for tests, whose receivers all live on loopback. */

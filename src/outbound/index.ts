@@ -8,4 +8,4 @@
  *   // throws OutboundError with kind 'refused' | 'scheme' | 'dns' | 'timeout' | 'redirects' | 'network'
  */
 export { forbiddenReason, isPublicAddress } from './addresses.ts';
-export { createOutboundClient, OutboundError, type OutboundClient, type OutboundErrorKind, type OutboundOptions, type OutboundRequest, type OutboundResponse } from './client.ts';
+export { createOutboundClient, type OutboundClient, OutboundError, type OutboundErrorKind, type OutboundOptions, type OutboundRequest, type OutboundResponse } from './client.ts';

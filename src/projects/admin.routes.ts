@@ -8,7 +8,7 @@ import { projectIdParams } from './projects.schemas.ts';
 const tags = ['administration'];
 const security = [{ session: [] }];
 
-/** Project administration beyond create/rename/delete (issue 7): session only. */
+/** Project administration beyond create/rename/delete: session only. */
 export const projectAdminRoutes: FastifyPluginAsyncZod<Deps> = async (app, deps) => {
   app.get(
     '/projects/:id/setup-state',

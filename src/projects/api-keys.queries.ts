@@ -32,6 +32,9 @@ export async function listApiKeys(db: Queryable, projectId: string): Promise<Api
 
 /** Revokes a key; false when the project has no such working key. */
 export async function revokeApiKey(tx: Queryable, projectId: string, keyId: string): Promise<ApiKeyRow | undefined> {
-  const rows = await tx.query<ApiKeyRow>(`UPDATE api_keys SET revoked_at = now() WHERE project_id = $1 AND id = $2 AND revoked_at IS NULL RETURNING ${COLUMNS}`, [projectId, keyId]);
+  const rows = await tx.query<ApiKeyRow>(`UPDATE api_keys SET revoked_at = now() WHERE project_id = $1 AND id = $2 AND revoked_at IS NULL RETURNING ${COLUMNS}`, [
+    projectId,
+    keyId,
+  ]);
   return rows[0];
 }

@@ -30,7 +30,13 @@ export const apiKeysRoutes: FastifyPluginAsyncZod<Deps> = async (app, deps) => {
     '/users/@me/projects/:id/api-keys',
     {
       config: { auth: 'session' },
-      schema: { tags, security, summary: "The project's named keys: name, scope, sender domains, last use (OWNER or ADMIN)", params: projectIdParams, response: { 200: apiKeysResponse } },
+      schema: {
+        tags,
+        security,
+        summary: "The project's named keys: name, scope, sender domains, last use (OWNER or ADMIN)",
+        params: projectIdParams,
+        response: { 200: apiKeysResponse },
+      },
     },
     async (request) => listProjectApiKeys(deps, request.params.id, userOf(request).id),
   );

@@ -1,11 +1,11 @@
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import type { Deps } from '../deps.ts';
 import { userOf } from '../http/auth.ts';
-import { projectIdParams } from './projects.schemas.ts';
 import { auditPage, auditQuery } from './audit.schemas.ts';
 import { auditLog } from './audit.service.ts';
+import { projectIdParams } from './projects.schemas.ts';
 
-/** The audit log of administrative actions (issue 7): session only, OWNER and ADMIN. */
+/** The audit log of administrative actions: session only, OWNER and ADMIN. */
 export const auditRoutes: FastifyPluginAsyncZod<Deps> = async (app, deps) => {
   app.get(
     '/projects/:id/audit-log',

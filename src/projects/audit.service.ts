@@ -1,6 +1,6 @@
+import { listAuditEntries } from '../audit/audit.queries.ts';
 import type { Deps } from '../deps.ts';
 import { DEFAULT_PAGE_SIZE, decodeCursor, isCursorTimestamp, MAX_PAGE_SIZE, pageOf } from '../pagination.ts';
-import { listAuditEntries } from '../audit/audit.queries.ts';
 import { MANAGERS, requireRole } from './projects.service.ts';
 
 const CURSOR = { sort: 'audit', dir: 'desc' as const };

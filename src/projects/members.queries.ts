@@ -43,10 +43,7 @@ export async function insertMemberByEmail(db: Queryable, projectId: string, emai
 
 /** The project's roles, locked until the transaction ends so role changes are decided one at a time. */
 export async function lockRoles(tx: Queryable, projectId: string): Promise<Map<string, Role>> {
-  const rows = await tx.query<{ user_id: string; role: Role }>(
-    'SELECT user_id, role FROM project_members WHERE project_id = $1 ORDER BY user_id FOR UPDATE',
-    [projectId],
-  );
+  const rows = await tx.query<{ user_id: string; role: Role }>('SELECT user_id, role FROM project_members WHERE project_id = $1 ORDER BY user_id FOR UPDATE', [projectId]);
   return new Map(rows.map((row) => [row.user_id, row.role]));
 }
 

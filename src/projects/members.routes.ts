@@ -7,7 +7,7 @@ import { addMemberBody, memberListResponse, memberParams, memberResponse, projec
 const tags = ['members'];
 const security = [{ session: [] }];
 
-/** Team members of a project (contract §2); session only, membership checked in the service. */
+/** Team members of a project (docs/decisions/accounts.md); session only, membership checked in the service. */
 export const membersRoutes: FastifyPluginAsyncZod<Deps> = async (app, deps) => {
   app.get(
     '/projects/:id/members',

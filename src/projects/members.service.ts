@@ -33,8 +33,7 @@ export async function addMember(deps: MemberDeps, projectId: string, userId: str
   return member;
 }
 
-const lastOwner = (action: string) =>
-  new AppError('CONFLICT', { message: `The last OWNER of a project cannot be ${action}.`, suggestion: 'Make another member OWNER first.' });
+const lastOwner = (action: string) => new AppError('CONFLICT', { message: `The last OWNER of a project cannot be ${action}.`, suggestion: 'Make another member OWNER first.' });
 
 /** Loads the locked roles and checks the caller may touch the target's membership. */
 function authorize(roles: Map<string, Role>, callerId: string, targetId: string, newRole?: Role) {

@@ -11,12 +11,7 @@ import { lockProjectForChange, type Project, type ProjectChanges, updateProject 
  * re-enabling marks it reviewed, so the sends before it no longer count towards disabling it again
  * (docs/decisions/reputation.md).
  */
-export async function updateProjectAudited(
-  tx: Queryable,
-  projectId: string,
-  actor: { id: string; role: Role },
-  changes: ProjectChanges,
-): Promise<Project | undefined> {
+export async function updateProjectAudited(tx: Queryable, projectId: string, actor: { id: string; role: Role }, changes: ProjectChanges): Promise<Project | undefined> {
   const before = await lockProjectForChange(tx, projectId);
   if (!before) return undefined;
   const enabling = changes.disabled === false && before.disabled;

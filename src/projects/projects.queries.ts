@@ -1,5 +1,5 @@
-import { openSecret, sealSecret } from '../auth/secrets.ts';
 import type { Role } from '../auth/auth.queries.ts';
+import { openSecret, sealSecret } from '../auth/secrets.ts';
 import type { Queryable } from '../db/index.ts';
 import type { TrackingMode, TrackingSettings } from '../links/tracking.ts';
 

@@ -8,7 +8,7 @@ const tags = ['projects'];
 const security = [{ session: [] }];
 
 /**
- * The logged-in user's projects (contract §2). These take the session only and check membership
+ * The logged-in user's projects (docs/decisions/accounts.md). These take the session only and check membership
  * themselves: a project the caller is not a member of answers 404.
  */
 export const projectsRoutes: FastifyPluginAsyncZod<Deps> = async (app, deps) => {

@@ -9,16 +9,13 @@ export const createProjectBody = z.object({ name: z.string().trim().min(1).max(1
 
 const trackingMode = z.enum(TRACKING_MODES);
 
-/** contract §6: open and click tracking, each on all mail, MARKETING mail only, or off. */
+/** docs/decisions/sending.md: open and click tracking, each on all mail, MARKETING mail only, or off. */
 export const trackingSchema = z.object({ opens: trackingMode, clicks: trackingMode });
 
 export const updateProjectBody = z.object({
   name: z.string().trim().min(1).max(100).optional(),
   disabled: z.boolean().optional(),
-  tracking: z
-    .object({ opens: trackingMode.optional(), clicks: trackingMode.optional() })
-    .optional()
-    .describe('either or both; HEADLESS mail is never tracked'),
+  tracking: z.object({ opens: trackingMode.optional(), clicks: trackingMode.optional() }).optional().describe('either or both; HEADLESS mail is never tracked'),
 });
 
 /** Contract §2: the Project record. */
@@ -33,7 +30,7 @@ export const projectResponse = z.object({
   updatedAt: z.string(),
 });
 
-// Keys are shown to OWNER and ADMIN only (contract §2), so they are optional in the listing.
+// Keys are shown to OWNER and ADMIN only (docs/decisions/accounts.md), so they are optional in the listing.
 export const projectListResponse = z.object({
   data: z.array(projectResponse.extend({ publicKey: z.string().optional(), secretKey: z.string().optional(), role: roleSchema })),
 });

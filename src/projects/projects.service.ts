@@ -6,7 +6,7 @@ import type { Deps } from '../deps.ts';
 import { AppError, forbidden, notFound } from '../errors.ts';
 import type { ProjectContext } from '../http/auth.ts';
 import { updateProjectAudited } from './project-changes.ts';
-import { deleteProject, findProjectName, insertProject, listProjectsOfUser, type KeyPair, type ProjectChanges, replaceKeys } from './projects.queries.ts';
+import { deleteProject, findProjectName, insertProject, type KeyPair, listProjectsOfUser, type ProjectChanges, replaceKeys } from './projects.queries.ts';
 
 type ProjectDeps = Pick<Deps, 'db' | 'keys'>;
 
@@ -40,7 +40,7 @@ export async function listProjects(deps: ProjectDeps, userId: string) {
 
 /**
  * Runs a change to a project's keys, status or name and drops the project from the key cache once it
- * commits, so old keys and a disabled project are refused at once (api.md Authentication 7).
+ * commits, so old keys and a disabled project are refused at once (the API reference (Authentication)).
  */
 async function changeKeysOrStatus<T>(deps: ProjectDeps, projectId: string, work: (tx: Queryable) => Promise<T>): Promise<T> {
   const result = await deps.db.transaction(work);

@@ -13,7 +13,7 @@ const schema = {
   response: { 200: securityResponse },
 };
 
-/** api.md lists the security state under both paths; they answer the same (session, any member). */
+/** the API reference lists the security state under both paths; they answer the same (session, any member). */
 export const reputationRoutes: FastifyPluginAsyncZod<Deps> = async (app, deps) => {
   for (const path of ['/users/@me/projects/:id/security', '/projects/:id/security']) {
     app.get(path, { config: { auth: 'session' }, schema }, async (request) => projectSecurity(deps, request.params.id, userOf(request).id));

@@ -1,11 +1,11 @@
 import { createHash } from 'node:crypto';
-import { type Context as LiquidContext, type Emitter, Context, filters, Liquid, Tag, type Template, toValue, toValueSync } from 'liquidjs';
+import { Context, type Emitter, filters, Liquid, type Context as LiquidContext, Tag, type Template, toValue, toValueSync } from 'liquidjs';
 import { AppError } from '../errors.ts';
 import { FALLBACK_FILTER, isMissing, originalPosition, type Rewritten, rewriteFallbacks } from './fallback.ts';
 import { LruCache } from './lru.ts';
 
 /**
- * The Liquid engine behind every rendered email (contract §5), bounded so that a hostile template
+ * The Liquid engine behind every rendered email (docs/decisions/templates.md), bounded so that a hostile template
  * cannot stall a worker: source length, render time, allocations inside filters and loops, and the
  * size of the output are all capped; exceeding any is a TEMPLATE_RENDER_ERROR, never a hang.
  */
@@ -125,7 +125,7 @@ function syntaxError(error: unknown, rewritten: Rewritten, field: string | undef
 
 /**
  * Parses a template (cached by source hash). Broken syntax → 400 TEMPLATE_SYNTAX_ERROR naming the
- * line and column (contract §5); `field` names the part (subject, body) in the message.
+ * line and column (docs/decisions/templates.md); `field` names the part (subject, body) in the message.
  */
 export function compile(source: string, mode: Mode, field?: string): CompiledTemplate {
   const last = lastCompiled[mode];
@@ -159,7 +159,7 @@ class OutputTooLarge extends Error {}
 
 /**
  * liquidjs's own SimpleEmitter, with a ceiling (the output stops growing at `max` characters) and
- * the URL rule of contract §5: a variable's value that starts an href or src keeps its URL only for
+ * the URL rule of docs/decisions/templates.md: a variable's value that starts an href or src keeps its URL only for
  * http, https, mailto and tel; any other scheme (javascript:, data:, vbscript:…) becomes `#`.
  * `{{ url | raw }}` opts out, as it does for escaping.
  */

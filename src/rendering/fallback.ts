@@ -1,5 +1,5 @@
 /**
- * `{{ name ?? "friend" }}` (contract §5). Liquid has no `??`, so before parsing each `??` outside a
+ * `{{ name ?? "friend" }}` (docs/decisions/templates.md). Liquid has no `??`, so before parsing each `??` outside a
  * string literal is rewritten to `| fallback:`, a filter that yields its argument when the value is
  * missing, null or an empty string. `a ?? b ?? "c"` becomes `a | fallback: b | fallback: "c"`, and
  * filters written after the fallback apply to the result. Rewritten: output tags `{{ … }}` and the

@@ -2,8 +2,9 @@ import { AppError } from '../errors.ts';
 import { type CompiledTemplate, compile, LIMITS, type Mode, renderCompiled } from './engine.ts';
 import { htmlToText } from './text.ts';
 
+export type { CompiledTemplate } from './engine.ts';
 /**
- * Rendering of an email's subject and HTML body (contract §5), used by /v1/send, campaigns and
+ * Rendering of an email's subject and HTML body (docs/decisions/templates.md), used by /v1/send, campaigns and
  * workflows. Pure: no I/O; compiled templates are cached by source hash.
  *
  * - Placeholders `{{name}}`, `{{data.plan}}`, `{{name ?? "friend"}}` (fallback when missing, null
@@ -12,7 +13,6 @@ import { htmlToText } from './text.ts';
  *   escaped, CR/LF collapsed to spaces, trimmed, and cut to 998 characters (RFC 5322 §2.1.1).
  */
 export { LIMITS } from './engine.ts';
-export type { CompiledTemplate } from './engine.ts';
 export { htmlToText } from './text.ts';
 
 export const MAX_SUBJECT_CHARS = 998;
@@ -65,7 +65,7 @@ export type Recipient = { id: string; email: string; data: Record<string, unknow
 export type RecipientLinks = { unsubscribeUrl?: string; subscribeUrl?: string; manageUrl?: string };
 
 /**
- * The variables of one recipient (contract §5): contact data at top level and under `data`
+ * The variables of one recipient (docs/decisions/templates.md): contact data at top level and under `data`
  * (callers merge one-off `{ value, persistent: false }` values into `data` first), then any extra
  * context (`event`, `workflow`, …), then the reserved names, which nothing can shadow.
  */

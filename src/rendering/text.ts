@@ -2,7 +2,7 @@ import { compile, type HtmlToTextOptions } from 'html-to-text';
 import { LIMITS } from './engine.ts';
 
 /**
- * The text/plain alternative, generated from the rendered HTML (contract §6). Links stay as
+ * The text/plain alternative, generated from the rendered HTML (docs/decisions/sending.md). Links stay as
  * `text [url]` (the URL alone when it is the text), images are dropped (their alt text is noise
  * next to the sentence they illustrate), and lines are not hard-wrapped: quoted-printable keeps
  * the wire lines short and clients wrap to their own width (docs/decisions/templates.md).

@@ -3,7 +3,7 @@ import type { Deps } from '../deps.ts';
 import { disableForReputation, findCriticalProjects, type ReputationCounts } from './reputation.queries.ts';
 
 /**
- * Industry thresholds (issue 7): hard bounces 5 % warning / 10 % critical, complaints 0.1 % / 0.3 %,
+ * Industry thresholds: hard bounces 5 % warning / 10 % critical, complaints 0.1 % / 0.3 %,
  * judged only once a window holds at least 100 sends.
  */
 export const THRESHOLDS = {
@@ -15,8 +15,7 @@ export const THRESHOLDS = {
 export type Level = 'insufficient_data' | 'ok' | 'warning' | 'critical';
 const RANK: Record<Level, number> = { insufficient_data: 0, ok: 1, warning: 2, critical: 3 };
 
-const level = (rate: number, limits: { warning: number; critical: number }): Level =>
-  rate >= limits.critical ? 'critical' : rate >= limits.warning ? 'warning' : 'ok';
+const level = (rate: number, limits: { warning: number; critical: number }): Level => (rate >= limits.critical ? 'critical' : rate >= limits.warning ? 'warning' : 'ok');
 
 /** Rates and their levels for one window. */
 export function assess(counts: ReputationCounts) {

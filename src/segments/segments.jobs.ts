@@ -7,7 +7,7 @@ const SINGLETON = { singletonKey: SEGMENT_REFRESH_JOB };
 const WATCHDOG_CRON = '* * * * *';
 
 /**
- * The background refresh of cached memberCounts (contract §1 SEGMENT_REFRESH_INTERVAL_SECONDS),
+ * The background refresh of cached memberCounts (docs/architecture.md SEGMENT_REFRESH_INTERVAL_SECONDS),
  * a chain like the domain re-check (domains.jobs.ts): each run queues the next one `interval`
  * seconds ahead, then recounts the segments whose count is older than the interval. The `stately`
  * policy keeps one chain across every process; a once-a-minute watchdog restarts a broken chain.

@@ -19,7 +19,16 @@ export async function insertSegment(db: Queryable, projectId: string, segment: N
     `INSERT INTO segments (project_id, id, name, description, type, condition, track_membership, member_count, counted_at)
      VALUES ($1, $2, $3, $4, $5, $6::jsonb, $7, $8, now())
      RETURNING ${COLUMNS}`,
-    [projectId, segment.id, segment.name, segment.description, segment.type, segment.condition ? JSON.stringify(segment.condition) : null, segment.trackMembership, segment.memberCount],
+    [
+      projectId,
+      segment.id,
+      segment.name,
+      segment.description,
+      segment.type,
+      segment.condition ? JSON.stringify(segment.condition) : null,
+      segment.trackMembership,
+      segment.memberCount,
+    ],
   );
   return row!;
 }
@@ -131,7 +140,7 @@ export type AddedMembers = { added: number; created: number; not_found: string[]
 
 /**
  * Adds contacts, by email, to a static segment in one statement; with `createMissing`, unknown
- * addresses become new contacts first (no subscription event: contract §12). A contact made by the
+ * addresses become new contacts first (no subscription event: docs/decisions/contacts-and-events.md). A contact made by the
  * statement is not visible to its own snapshot, hence the UNION with `created`.
  */
 export async function addMembers(
@@ -231,7 +240,7 @@ export async function findSegmentsReferencing(db: Queryable, projectId: string, 
 
 /**
  * DRAFT, SCHEDULED and SENDING campaigns that use a segment, as their audience or inside a
- * FILTERED audience condition (contract §10). The campaigns table comes with the campaigns
+ * FILTERED audience condition (docs/decisions/segments.md). The campaigns table comes with the campaigns
  * capability's migration; until it exists, none.
  */
 export async function findActiveCampaignsUsing(db: Queryable, projectId: string, segmentId: string): Promise<{ id: string; name: string; status: string }[]> {

@@ -32,9 +32,8 @@ const security: Array<Record<string, string[]>> = [{ apiKey: [] }, { session: []
 const config = { auth: 'project' as const };
 const params = segmentIdParams;
 
-/** api.md Segments and contract §10 (auth: secret key, or session with X-Project-Id). */
+/** the API reference (Segments) and docs/decisions/segments.md (auth: secret key, or session with X-Project-Id). */
 export const segmentsRoutes: FastifyPluginAsyncZod<Deps> = async (app, deps) => {
-
   app.get('/segments', { config, schema: { tags, security, summary: 'All segments (no pagination)', response: { 200: z.array(segmentSchema) } } }, async (request) =>
     listSegments(deps, projectOf(request).id),
   );
@@ -62,7 +61,14 @@ export const segmentsRoutes: FastifyPluginAsyncZod<Deps> = async (app, deps) => 
     '/segments/:id',
     {
       config,
-      schema: { tags, security, summary: 'Update name, description, condition (DYNAMIC only) or trackMembership', params, body: segmentBody.optional(), response: { 200: segmentSchema } },
+      schema: {
+        tags,
+        security,
+        summary: 'Update name, description, condition (DYNAMIC only) or trackMembership',
+        params,
+        body: segmentBody.optional(),
+        response: { 200: segmentSchema },
+      },
     },
     async (request) => updateSegment(deps, projectOf(request).id, request.params.id, request.body),
   );
@@ -101,7 +107,13 @@ export const segmentsRoutes: FastifyPluginAsyncZod<Deps> = async (app, deps) => 
     '/segments/:id/compute',
     {
       config,
-      schema: { tags, security, summary: 'Recompute the membership of a tracked DYNAMIC segment; emits segment.<slug>.entry / .exit', params, response: { 200: computedMembership } },
+      schema: {
+        tags,
+        security,
+        summary: 'Recompute the membership of a tracked DYNAMIC segment; emits segment.<slug>.entry / .exit',
+        params,
+        response: { 200: computedMembership },
+      },
     },
     async (request) => computeSegment(deps, projectOf(request).id, request.params.id),
   );

@@ -1,15 +1,15 @@
 import { z } from 'zod';
-import { offsetPageFields } from '../pagination.ts';
 import { type ConditionTree, cleanConditionTree, conditionTreeSchema } from '../conditions/index.ts';
 import { contactSchema } from '../contacts/contacts.schemas.ts';
+import { offsetPageFields } from '../pagination.ts';
 
 export const SEGMENT_TYPES = ['DYNAMIC', 'STATIC'] as const;
 export type SegmentType = (typeof SEGMENT_TYPES)[number];
 
-/** api.md Segment and Limits. */
+/** the API reference (Segment) and Limits. */
 export const MAX_NAME = 100;
 export const MAX_DESCRIPTION = 500;
-/** contract §10: emails per members call. */
+/** docs/decisions/segments.md: emails per members call. */
 export const MAX_MEMBER_EMAILS = 1000;
 export { DEFAULT_PAGE_SIZE, MAX_PAGE_SIZE } from '../pagination.ts';
 
@@ -59,7 +59,7 @@ export const segmentSchema = z.object({
 export type Segment = z.infer<typeof segmentSchema>;
 
 /**
- * The route-level body of POST and PATCH /segments: any object. api.md wants a flat 400 `{ error }`
+ * The route-level body of POST and PATCH /segments: any object. the API reference wants a flat 400 `{ error }`
  * for a bad segment body, not the 422 of schema validation, so the fields are checked by the
  * service (segmentInput below) and the types here only document them.
  */
@@ -67,7 +67,7 @@ export const segmentBody = z.object({
   name: z.unknown().optional().describe(`string, 1–${MAX_NAME} characters (required on create)`),
   description: z.unknown().optional().describe(`string up to ${MAX_DESCRIPTION} characters, or null`),
   type: z.unknown().optional().describe('DYNAMIC (default) or STATIC; fixed at creation'),
-  condition: z.unknown().optional().describe('condition tree (contract §4): required for DYNAMIC, ignored for STATIC'),
+  condition: z.unknown().optional().describe('condition tree (docs/decisions/segments.md): required for DYNAMIC, ignored for STATIC'),
   trackMembership: z.unknown().optional().describe('boolean, default false: POST …/compute emits segment.<slug>.entry / .exit'),
 });
 export type SegmentBody = z.infer<typeof segmentBody>;

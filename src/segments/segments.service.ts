@@ -1,10 +1,10 @@
 import { randomUUID } from 'node:crypto';
-import { type ConditionTree, ConditionError, cleanConditionTree, compileAudience, validateConditionTree } from '../conditions/index.ts';
+import { ConditionError, type ConditionTree, cleanConditionTree, compileAudience, validateConditionTree } from '../conditions/index.ts';
 import { toContact } from '../contacts/contacts.schemas.ts';
 import type { Db, Queryable } from '../db/index.ts';
 import type { Deps } from '../deps.ts';
-import { recordEvents } from '../events/events.service.ts';
 import { AppError, badRequest, flatBadRequest, notFound } from '../errors.ts';
+import { recordEvents } from '../events/events.service.ts';
 import * as queries from './segments.queries.ts';
 import {
   DEFAULT_PAGE_SIZE,
@@ -12,15 +12,15 @@ import {
   MAX_PAGE_SIZE,
   type Segment,
   type SegmentBody,
-  segmentInput,
   type SegmentInput,
   type SegmentRow,
+  segmentInput,
   toSegment,
 } from './segments.schemas.ts';
 
 type SegmentDeps = Pick<Deps, 'db' | 'queue'>;
 
-/** contract §10: the name lower-cased, runs of non-alphanumerics replaced by `-`, trimmed of `-`. */
+/** docs/decisions/segments.md: the name lower-cased, runs of non-alphanumerics replaced by `-`, trimmed of `-`. */
 export function segmentSlug(name: string): string {
   return name
     .toLowerCase()
@@ -30,7 +30,7 @@ export function segmentSlug(name: string): string {
 
 // --- Input -----------------------------------------------------------------------------------
 
-/** api.md Segments: a bad body is a flat 400 `{ error }` (the first problem found). */
+/** the API reference (Segments): a bad body is a flat 400 `{ error }` (the first problem found). */
 function parseInput(body: SegmentBody | undefined): SegmentInput {
   const parsed = segmentInput.safeParse(body ?? {});
   if (parsed.success) return parsed.data;
@@ -39,7 +39,7 @@ function parseInput(body: SegmentBody | undefined): SegmentInput {
   throw flatBadRequest(issue.message.startsWith(field) ? issue.message : `${field}: ${issue.message}`);
 }
 
-/** A DYNAMIC segment's condition: an object, valid by contract §4, else a flat 400 naming the path. */
+/** A DYNAMIC segment's condition: an object, valid by docs/decisions/segments.md, else a flat 400 naming the path. */
 function checkCondition(condition: unknown): ConditionTree {
   if (typeof condition !== 'object' || condition === null || Array.isArray(condition)) {
     throw flatBadRequest('condition is required for a DYNAMIC segment and must be an object { logic, groups }');
@@ -64,11 +64,7 @@ async function flatOnConditionError<T>(work: () => Promise<T>): Promise<T> {
 const storedMembers = (projectId: string, segmentId: string): queries.Members => ({ kind: 'static', projectId, segmentId });
 
 /** Where a segment's members come from: its live condition (DYNAMIC) or its stored members (STATIC). */
-export async function membersOf(
-  db: Queryable,
-  projectId: string,
-  segment: { id: string; type: SegmentRow['type']; condition: ConditionTree | null },
-): Promise<queries.Members> {
+export async function membersOf(db: Queryable, projectId: string, segment: { id: string; type: SegmentRow['type']; condition: ConditionTree | null }): Promise<queries.Members> {
   if (segment.type === 'STATIC' || !segment.condition) return storedMembers(projectId, segment.id);
   const params: unknown[] = [projectId];
   const predicate = await compileAudience(db, projectId, segment.condition, params, { segmentId: segment.id });
@@ -133,9 +129,7 @@ export async function updateSegment(deps: SegmentDeps, projectId: string, id: st
     if (existing.type === 'STATIC') throw flatBadRequest('condition applies to DYNAMIC segments only');
     condition = checkCondition(body.condition);
   }
-  const memberCount = await flatOnConditionError(() =>
-    countSegment(deps.db, projectId, { id, type: existing.type, condition: condition ?? existing.condition }),
-  );
+  const memberCount = await flatOnConditionError(() => countSegment(deps.db, projectId, { id, type: existing.type, condition: condition ?? existing.condition }));
   const row = await deps.db.transaction(async (tx) => {
     const updated = await queries.updateSegment(tx, projectId, id, {
       name: input.name,
@@ -168,7 +162,7 @@ const guards: readonly SegmentGuard[] = [
   },
 ];
 
-/** DELETE /segments/{id}: 409 while something uses it (contract §10). */
+/** DELETE /segments/{id}: 409 while something uses it (docs/decisions/segments.md). */
 export async function deleteSegment(deps: SegmentDeps, projectId: string, id: string): Promise<void> {
   await findOr404(deps.db, projectId, id);
   for (const guard of guards) {
@@ -180,7 +174,7 @@ export async function deleteSegment(deps: SegmentDeps, projectId: string, id: st
 
 // --- Members, compute, refresh -------------------------------------------------------------------
 
-/** GET /segments/{id}/contacts: live for dynamic segments; page-based (api.md). */
+/** GET /segments/{id}/contacts: live for dynamic segments; page-based (the API reference). */
 export async function listSegmentContacts(deps: SegmentDeps, projectId: string, id: string, query: { page?: number; pageSize?: number }) {
   const segment = await findOr404(deps.db, projectId, id);
   const page = query.page ?? 1;
@@ -203,7 +197,7 @@ async function findStatic(deps: SegmentDeps, projectId: string, id: string, emai
   return segment;
 }
 
-/** POST /segments/{id}/members (contract §10). `subscribed` applies to contacts created here (default true). */
+/** POST /segments/{id}/members (docs/decisions/segments.md). `subscribed` applies to contacts created here (default true). */
 export async function addSegmentMembers(
   deps: SegmentDeps,
   projectId: string,
@@ -236,7 +230,7 @@ export async function removeSegmentMembers(deps: SegmentDeps, projectId: string,
 const EVENT_CHUNK = 1000;
 
 /**
- * POST /segments/{id}/compute (contract §10): a tracked dynamic segment's live membership replaces
+ * POST /segments/{id}/compute (docs/decisions/segments.md): a tracked dynamic segment's live membership replaces
  * the stored one in one statement; each contact that entered or left gets `segment.<slug>.entry` /
  * `.exit` with `{ segmentId, segmentName }`. The segment row is locked for the transaction, so two
  * computations never emit the same change twice.
@@ -255,7 +249,10 @@ export async function computeSegment(deps: SegmentDeps, projectId: string, id: s
       const diff = await queries.replaceMembership(tx, segment.id, members);
       const slug = segmentSlug(segment.name) || segment.id;
       const data = { segmentId: segment.id, segmentName: segment.name };
-      for (const [ids, suffix] of [[diff.entered, 'entry'], [diff.exited, 'exit']] as const) {
+      for (const [ids, suffix] of [
+        [diff.entered, 'entry'],
+        [diff.exited, 'exit'],
+      ] as const) {
         for (let start = 0; start < ids.length; start += EVENT_CHUNK) {
           const chunk = ids.slice(start, start + EVENT_CHUNK).map((contactId) => ({ contactId, name: `segment.${slug}.${suffix}`, data }));
           await recordEvents(tx, projectId, chunk);

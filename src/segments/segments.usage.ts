@@ -1,5 +1,5 @@
-import { findSegmentsReferencing } from './segments.queries.ts';
 import type { EventUsageFinder, FieldUsageFinder } from '../deps.ts';
+import { findSegmentsReferencing } from './segments.queries.ts';
 
 /** The condition fields that name an event: `event.<name>`, and `email.<activity>` for email.* events. */
 export function eventFields(eventName: string): string[] {

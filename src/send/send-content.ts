@@ -62,7 +62,7 @@ function resolveContent(input: SendInput, template: Template | undefined): SendC
   return { subject: subject!, html: html!, from: from!, replyTo: input.reply ?? template?.replyTo ?? null, contentType };
 }
 
-/** Decodes and measures the attachments (api.md Limits: 10 MB decoded in total). */
+/** Decodes and measures the attachments (the API reference (Limits): 10 MB decoded in total). */
 function decodeAttachments(attachments: AttachmentInput[]): PreparedSend['attachments'] {
   let bytes = 0;
   const items = attachments.map((attachment) => {

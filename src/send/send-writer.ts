@@ -2,8 +2,8 @@ import { Batcher } from '../db/batcher.ts';
 import { wakeDelivery } from '../delivery/delivery.jobs.ts';
 import type { Deps } from '../deps.ts';
 import { AppError } from '../errors.ts';
-import type { PreparedSend } from './send-content.ts';
 import { type SendResult, sendKeys, type WrittenSend, writeSends } from './send.service.ts';
+import type { PreparedSend } from './send-content.ts';
 
 /** Requests written by one /v1/send transaction at most (each names up to 50 recipients). */
 const MAX_BATCH = 50;

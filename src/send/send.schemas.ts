@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { contactDataField, emailField } from '../contacts/contacts.schemas.ts';
 
-/** api.md Limits: at most 10 attachments, 10 MB decoded in total; 40 MB for the whole message. */
+/** the API reference (Limits): at most 10 attachments, 10 MB decoded in total; 40 MB for the whole message. */
 export const MAX_ATTACHMENTS = 10;
 export const MAX_ATTACHMENT_BYTES = 10 * 1024 * 1024;
 export const MAX_MESSAGE_BYTES = 40 * 1024 * 1024;
@@ -20,7 +20,7 @@ export type AddressInput = z.infer<typeof address>;
 
 /**
  * `to`: an address, `{ name, email }`, or an array of either. Checked element by element so that
- * errors name the element (`to.1.email`, contract §3) instead of one opaque union failure.
+ * errors name the element (`to.1.email`, docs/architecture.md) instead of one opaque union failure.
  */
 const toField = z.unknown().transform((value, ctx): Array<{ email: string; name?: string }> => {
   if (value === undefined || value === null) {
@@ -53,25 +53,54 @@ const toField = z.unknown().transform((value, ctx): Array<{ email: string; name?
   return out;
 });
 
-// Headers the service writes itself (contract §6 message shape); a custom one would duplicate or forge them.
-const RESERVED_HEADERS = new Set(['from', 'to', 'cc', 'bcc', 'reply-to', 'sender', 'subject', 'date', 'message-id', 'mime-version',
-  'content-type', 'content-transfer-encoding', 'content-disposition', 'content-id', 'dkim-signature', 'return-path']);
+// Headers the service writes itself (docs/decisions/sending.md message shape); a custom one would duplicate or forge them.
+const RESERVED_HEADERS = new Set([
+  'from',
+  'to',
+  'cc',
+  'bcc',
+  'reply-to',
+  'sender',
+  'subject',
+  'date',
+  'message-id',
+  'mime-version',
+  'content-type',
+  'content-transfer-encoding',
+  'content-disposition',
+  'content-id',
+  'dkim-signature',
+  'return-path',
+]);
 
-const headerName = z.string().min(1).max(200).regex(/^[!-9;-~]+$/, 'Header names are printable ASCII without spaces or colons.');
+const headerName = z
+  .string()
+  .min(1)
+  .max(200)
+  .regex(/^[!-9;-~]+$/, 'Header names are printable ASCII without spaces or colons.');
 
-/** Custom headers: names and values without CR or LF, values at most 998 characters (api.md Limits). */
+/** Custom headers: names and values without CR or LF, values at most 998 characters (the API reference (Limits)). */
 const headersField = z.record(z.string(), z.unknown()).transform((headers, ctx) => {
   const out: Record<string, string> = {};
   for (const [name, value] of Object.entries(headers)) {
     const nameCheck = headerName.safeParse(name);
     if (!nameCheck.success) ctx.addIssue({ code: 'invalid_format', format: 'regex', message: nameCheck.error.issues[0]!.message, path: [name], input: name } as never);
-    else if (RESERVED_HEADERS.has(name.toLowerCase())) ctx.addIssue({ code: 'custom', message: `${name} is set by the service and cannot be a custom header.`, path: [name], input: name });
+    else if (RESERVED_HEADERS.has(name.toLowerCase()))
+      ctx.addIssue({ code: 'custom', message: `${name} is set by the service and cannot be a custom header.`, path: [name], input: name });
     if (typeof value !== 'string') {
       ctx.addIssue({ code: 'invalid_type', expected: 'string', path: [name], input: value } as never);
     } else if (!NO_CR_LF.test(value)) {
       ctx.addIssue({ code: 'invalid_format', format: 'regex', message: 'Header values must not contain CR or LF.', path: [name], input: value } as never);
     } else if (value.length > MAX_HEADER_LINE) {
-      ctx.addIssue({ code: 'too_big', origin: 'string', maximum: MAX_HEADER_LINE, inclusive: true, message: `At most ${MAX_HEADER_LINE} characters.`, path: [name], input: value } as never);
+      ctx.addIssue({
+        code: 'too_big',
+        origin: 'string',
+        maximum: MAX_HEADER_LINE,
+        inclusive: true,
+        message: `At most ${MAX_HEADER_LINE} characters.`,
+        path: [name],
+        input: value,
+      } as never);
     } else out[name] = value;
   }
   return out;
@@ -82,14 +111,23 @@ const BASE64 = /^[A-Za-z0-9+/\r\n]*={0,2}[\r\n]*$/;
 export const attachmentSchema = z
   .object({
     // No line breaks or quotes: the name goes into Content-Disposition / Content-Type parameters.
-    filename: z.string().min(1).max(255).regex(/^[^\r\n"']*$/, 'Filenames must not contain newline or quote characters.'),
+    filename: z
+      .string()
+      .min(1)
+      .max(255)
+      .regex(/^[^\r\n"']*$/, 'Filenames must not contain newline or quote characters.'),
     content: z.string().min(1).regex(BASE64, 'Must be base64.'),
     contentType: z
       .string()
       .trim()
       .toLowerCase()
       .regex(/^[a-z0-9!#$&^_.+-]+\/[a-z0-9!#$&^_.+-]+$/, 'Must be a MIME type such as application/pdf.'),
-    contentId: z.string().min(1).max(200).regex(/^[^\s<>"]+$/, 'No spaces, angle brackets or quotes.').optional(),
+    contentId: z
+      .string()
+      .min(1)
+      .max(200)
+      .regex(/^[^\s<>"]+$/, 'No spaces, angle brackets or quotes.')
+      .optional(),
     disposition: z.enum(['attachment', 'inline']).default('attachment'),
   })
   .superRefine((attachment, ctx) => {
@@ -99,7 +137,7 @@ export const attachmentSchema = z
   });
 export type AttachmentInput = z.infer<typeof attachmentSchema>;
 
-/** POST /v1/send (api.md). Cross-field rules (subject+body or template) are checked in send.service.ts. */
+/** POST /v1/send (the API reference). Cross-field rules (subject+body or template) are checked in send.service.ts. */
 export const sendBody = z.object({
   to: toField,
   subject: z.string().min(1).max(998).regex(NO_CR_LF, 'The subject must not contain newline characters.').optional(),

@@ -1,14 +1,14 @@
 import { assertBillingAllows } from '../billing/billing.guard.ts';
-import { upsertContactsByEmail, type UpsertedContact } from '../contacts/contacts.queries.ts';
+import { type UpsertedContact, upsertContactsByEmail } from '../contacts/contacts.queries.ts';
 import type { Queryable } from '../db/index.ts';
 import type { Deps } from '../deps.ts';
 import { senderNotVerified, signingDomainsFor } from '../domains/domains.service.ts';
 import { buildEmailRecord } from '../emails/email-record.ts';
 import { findSuppressedPairs, insertAttachments, insertEmails, type NewEmail } from '../emails/emails.queries.ts';
-import { type EventInput, recordEvents, subscriptionEventName } from '../events/events.service.ts';
 import type { AppError } from '../errors.ts';
-import { invalid, type PreparedSend } from './send-content.ts';
+import { type EventInput, recordEvents, subscriptionEventName } from '../events/events.service.ts';
 import { MAX_MESSAGE_BYTES } from './send.schemas.ts';
+import { invalid, type PreparedSend } from './send-content.ts';
 
 export type SendResult = { emails: Array<{ contact: { id: string; email: string }; email: string }>; timestamp: string };
 /** A written send: its answer, and how many of its records wait for delivery. */
@@ -31,19 +31,25 @@ export const sendKeys = (send: PreparedSend) => send.input.to.map((recipient) =>
  * retries each request alone, so only that request's caller sees it.
  */
 export async function writeSends(deps: Deps, tx: Queryable, requests: PreparedSend[]): Promise<Array<WrittenSend | AppError>> {
-  const domains = await signingDomainsFor(tx, requests.map((send) => ({ projectId: send.projectId, fromEmail: send.content.from.email })));
+  const domains = await signingDomainsFor(
+    tx,
+    requests.map((send) => ({ projectId: send.projectId, fromEmail: send.content.from.email })),
+  );
   const sends = requests.flatMap((send, i) => (domains[i] ? [{ ...send, domainName: domains[i] }] : []));
   const written = await writeAllowed(deps, tx, sends);
   return requests.map((send, i) => (domains[i] ? written.shift()! : senderNotVerified(send.content.from.email)));
 }
 
-/** A send with the verified domain that signs it (contract §6: the right side of the Message-ID). */
+/** A send with the verified domain that signs it (docs/decisions/sending.md: the right side of the Message-ID). */
 type AllowedSend = PreparedSend & { domainName: string };
 
 async function writeAllowed(deps: Deps, tx: Queryable, sends: AllowedSend[]): Promise<WrittenSend[]> {
   if (sends.length === 0) return [];
   const contacts = await upsertRecipients(tx, sends, deps.config.databaseDistribution === 'citus');
-  const suppressed = await findSuppressedPairs(tx, sends.flatMap((send) => send.input.to.map((recipient) => ({ projectId: send.projectId, email: recipient.email }))));
+  const suppressed = await findSuppressedPairs(
+    tx,
+    sends.flatMap((send) => send.input.to.map((recipient) => ({ projectId: send.projectId, email: recipient.email }))),
+  );
   const records = new Map<string, NewEmail[]>();
   const events = new Map<string, EventInput[]>();
   const queuedPerProject = new Map<string, number>();

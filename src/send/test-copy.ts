@@ -15,7 +15,7 @@ export type TestCopy = {
 };
 
 /**
- * One test copy (POST /templates/{id}/test, POST /campaigns/{id}/test; contract §9): rendered now,
+ * One test copy (POST /templates/{id}/test, POST /campaigns/{id}/test; docs/decisions/campaigns.md): rendered now,
  * `[Test]` in the subject, through the same record and delivery queue as every send. It belongs to
  * no contact, so it moves no counter and emits no contact event; a contact with that address lends
  * its data to the rendering. A suppressed address gets a SUPPRESSED record, as any send would. An

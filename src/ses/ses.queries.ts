@@ -24,7 +24,7 @@ export type MatchedEmail = {
 
 const RETURNED = 'e.project_id, e.id, e.contact_id, e.to_address, e.campaign_id, e.template_id, e.workflow_id';
 
-// Per outcome: the timestamp column it sets once, and the status it moves to (contract §6 statuses).
+// Per outcome: the timestamp column it sets once, and the status it moves to (docs/decisions/sending.md statuses).
 // A complaint outranks everything; a hard bounce everything but a complaint; a delivery only
 // replaces the states before it (an opened or bounced record stays so).
 const OUTCOMES = {

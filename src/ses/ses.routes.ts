@@ -4,7 +4,7 @@ import { badRequest } from '../errors.ts';
 import { sesAccepted } from './ses.schemas.ts';
 import { receiveSns } from './ses.service.ts';
 
-/** Internal receivers for mail infrastructure (api.md "POST /webhooks/<mail_infrastructure>"). */
+/** Internal receivers for mail infrastructure (the API reference "POST /webhooks/<mail_infrastructure>"). */
 export const sesRoutes: FastifyPluginAsyncZod<Deps> = async (app, deps) => {
   // SNS posts its JSON with Content-Type text/plain; parse it as JSON here (this plugin only).
   app.addContentTypeParser('text/plain', { parseAs: 'string' }, (_request, body, done) => {

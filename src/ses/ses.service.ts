@@ -1,13 +1,13 @@
 import type { FastifyBaseLogger } from 'fastify';
 import type { Queryable } from '../db/index.ts';
 import type { Deps } from '../deps.ts';
-import { type EventInput, recordEvents } from '../events/events.service.ts';
 import { AppError, badRequest } from '../errors.ts';
+import { type EventInput, recordEvents } from '../events/events.service.ts';
+import { suppressAddresses } from '../suppressions/suppressions.queries.ts';
+import { applyOutcome, findEmails, type MatchedEmail, markProcessed, unsubscribeContacts } from './ses.queries.ts';
+import { type SesMessage, type SnsEnvelope, sesMessage, snsEnvelope } from './ses.schemas.ts';
 import { snsUrl } from './sns.client.ts';
 import { signatureValid } from './sns.signature.ts';
-import { suppressAddresses } from '../suppressions/suppressions.queries.ts';
-import { applyOutcome, findEmails, markProcessed, type MatchedEmail, unsubscribeContacts } from './ses.queries.ts';
-import { type SesMessage, type SnsEnvelope, sesMessage, snsEnvelope } from './ses.schemas.ts';
 
 type WebhookDeps = Pick<Deps, 'db' | 'sns'>;
 export type WebhookResult = { received: true; result: string };
@@ -15,7 +15,7 @@ export type WebhookResult = { received: true; result: string };
 const invalidSignature = (message: string) => new AppError('INVALID_SIGNATURE', { message });
 
 /**
- * POST /webhooks/ses (contract §6): an Amazon SNS message carrying SES feedback. Malformed → 400;
+ * POST /webhooks/ses (docs/decisions/sending.md): an Amazon SNS message carrying SES feedback. Malformed → 400;
  * a certificate URL off Amazon's SNS hosts or a signature that does not verify → 403; only then
  * is anything acted on.
  */
@@ -39,9 +39,10 @@ export async function receiveSns(deps: WebhookDeps, body: unknown, log: FastifyB
 }
 
 function parseEnvelope(body: unknown): SnsEnvelope {
-  const candidate = typeof body === 'object' && body !== null && !('SigningCertURL' in body) && 'SigningCertUrl' in body
-    ? { ...body, SigningCertURL: (body as { SigningCertUrl: unknown }).SigningCertUrl }
-    : body;
+  const candidate =
+    typeof body === 'object' && body !== null && !('SigningCertURL' in body) && 'SigningCertUrl' in body
+      ? { ...body, SigningCertURL: (body as { SigningCertUrl: unknown }).SigningCertUrl }
+      : body;
   const parsed = snsEnvelope.safeParse(candidate);
   if (!parsed.success) {
     throw badRequest('This is not an Amazon SNS message.', { details: { issues: parsed.error.issues.map((i) => `${i.path.join('.')}: ${i.message}`) } });
@@ -161,20 +162,28 @@ export async function applyFeedback(tx: Queryable, messageIds: string[], feedbac
     events.push({ projectId: email.project_id, contactId: email.contact_id, name, emailId: email.id, data: { ...eventData(email), ...data } });
   }
   if (hard || feedback.outcome === 'complaint') {
-    // contract §6: the address is never sent to again, and the contact is unsubscribed.
-    await suppressAddresses(tx, emails.map((e) => ({ projectId: e.project_id, email: e.to_address, emailId: e.id })), hard ? 'hard_bounce' : 'complaint');
+    // docs/decisions/sending.md: the address is never sent to again, and the contact is unsubscribed.
+    await suppressAddresses(
+      tx,
+      emails.map((e) => ({ projectId: e.project_id, email: e.to_address, emailId: e.id })),
+      hard ? 'hard_bounce' : 'complaint',
+    );
     const withContact = emails.filter((e) => e.contact_id).map((e) => ({ projectId: e.project_id, contactId: e.contact_id! }));
     for (const contact of await unsubscribeContacts(tx, withContact)) {
       events.push({ projectId: contact.project_id, contactId: contact.id, name: 'contact.unsubscribed' });
     }
   }
   for (const projectId of new Set(events.map((e) => e.projectId))) {
-    await recordEvents(tx, projectId, events.filter((e) => e.projectId === projectId).map(({ projectId: _, ...event }) => event));
+    await recordEvents(
+      tx,
+      projectId,
+      events.filter((e) => e.projectId === projectId).map(({ projectId: _, ...event }) => event),
+    );
   }
   return emails.length;
 }
 
-/** api.md Events rule 3 and contract §6: email.* events carry the record and what it came from. */
+/** the API reference (Events) and docs/decisions/sending.md: email.* events carry the record and what it came from. */
 function eventData(email: MatchedEmail): Record<string, unknown> {
   return {
     emailId: email.id,

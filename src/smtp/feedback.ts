@@ -52,7 +52,10 @@ function readDsn(text: string): ReportKind {
   const replyCode = smtpReply ? /^([245]\d\d)[ -]/.exec(smtpReply)?.[1] : undefined;
   const code = Number(replyCode ?? (status?.startsWith('4') ? 450 : 550));
   // The reply without its own codes, behind the DSN's Status: the Status field is authoritative.
-  const words = (smtpReply ?? diagnostic).replace(/^([245]\d\d)[ -]/, '').replace(/^[245]\.\d{1,3}\.\d{1,3}\s*/, '').trim();
+  const words = (smtpReply ?? diagnostic)
+    .replace(/^([245]\d\d)[ -]/, '')
+    .replace(/^[245]\.\d{1,3}\.\d{1,3}\s*/, '')
+    .trim();
   const response = `${code} ${status ? `${status} ` : ''}${words}`.trim();
   if (code < 500) return { kind: 'delayed', status };
   const classified = classifyRefusal({ responseCode: code, response, message: response });

@@ -1,8 +1,8 @@
 import type { AddressInfo } from 'node:net';
 import { SMTPServer, type SMTPServerOptions } from 'smtp-server';
 import type { Deps } from '../deps.ts';
-import { ConnectionsPerAddress, ProjectMessageRate, smtpError } from './limits.ts';
 import { inboundHandlers } from './inbound.ts';
+import { ConnectionsPerAddress, ProjectMessageRate, smtpError } from './limits.ts';
 import { submissionHandlers } from './submission.ts';
 
 /** Connections one client address may hold open on one listener. */

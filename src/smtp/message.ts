@@ -19,7 +19,11 @@ export function readMessage(stream: SMTPServerDataStream, maxBytes: number): Pro
     stream.once('end', () => {
       if (stream.sizeExceeded) return resolve({ ok: false, error: smtpError(552, `5.3.4 Message too big: at most ${maxBytes} bytes`) });
       const message = canonical(Buffer.concat(chunks));
-      if (hasLongLine(message)) return resolve({ ok: false, error: smtpError(554, `5.6.0 A line is longer than ${MAX_LINE_OCTETS} octets (RFC 5322 §2.1.1): encode that part as quoted-printable or base64`) });
+      if (hasLongLine(message))
+        return resolve({
+          ok: false,
+          error: smtpError(554, `5.6.0 A line is longer than ${MAX_LINE_OCTETS} octets (RFC 5322 §2.1.1): encode that part as quoted-printable or base64`),
+        });
       resolve({ ok: true, message });
     });
   });

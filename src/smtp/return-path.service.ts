@@ -20,16 +20,28 @@ export async function applyReturnedMessage(deps: Deps, target: { emailId: string
   if (!record?.message_id) return 'no record';
   const report = readReport(raw, parsed);
   const messageIds = [record.message_id];
-  const data = { emailId: record.id, ...(record.campaign_id ? { campaignId: record.campaign_id } : {}), ...(record.workflow_id ? { workflowId: record.workflow_id } : {}), ...(record.template_id ? { templateId: record.template_id } : {}) };
+  const data = {
+    emailId: record.id,
+    ...(record.campaign_id ? { campaignId: record.campaign_id } : {}),
+    ...(record.workflow_id ? { workflowId: record.workflow_id } : {}),
+    ...(record.template_id ? { templateId: record.template_id } : {}),
+  };
   return deps.db.transaction(async (tx) => {
     switch (report.kind) {
       case 'bounce':
         if (report.class === 'failed') {
           const failed = await failDelivered(tx, projectId, record.id, report.error);
-          if (failed?.contact_id) await recordEvents(tx, projectId, [{ contactId: failed.contact_id, name: 'email.failed', emailId: record.id, data: { ...data, error: report.error } }]);
+          if (failed?.contact_id)
+            await recordEvents(tx, projectId, [{ contactId: failed.contact_id, name: 'email.failed', emailId: record.id, data: { ...data, error: report.error } }]);
           return 'failed';
         }
-        await applyFeedback(tx, messageIds, { outcome: 'bounce', hard: report.class === 'hard', at: null, error: report.error, data: { status: report.status, error: report.error } });
+        await applyFeedback(tx, messageIds, {
+          outcome: 'bounce',
+          hard: report.class === 'hard',
+          at: null,
+          error: report.error,
+          data: { status: report.status, error: report.error },
+        });
         return `${report.class} bounce`;
       case 'complaint':
         await applyFeedback(tx, messageIds, { outcome: 'complaint', at: null, data: { feedbackType: report.feedbackType } });

@@ -54,7 +54,7 @@ export async function findVerifiedDomainProject(db: Queryable, domain: string): 
 }
 
 /**
- * A DSN's refusal about the sender or the message (5.7.x and the like, contract §6): FAILED with the
+ * A DSN's refusal about the sender or the message (5.7.x and the like, docs/decisions/sending.md): FAILED with the
  * reason, unless the record already bounced, was complained about or failed. The contact, when it
  * changed, for the email.failed event.
  */

@@ -4,8 +4,8 @@ import { NO_DATA_CHANGES } from '../contacts/data-rules.ts';
 import { wakeDelivery } from '../delivery/delivery.jobs.ts';
 import type { Deps } from '../deps.ts';
 import { AppError } from '../errors.ts';
-import type { PreparedSend } from '../send/send-content.ts';
 import { writeSends } from '../send/send.service.ts';
+import type { PreparedSend } from '../send/send-content.ts';
 import { insertSubmission, linkSubmissionRecords } from './smtp.queries.ts';
 
 export type Submission = { projectId: string; mailFrom: string; recipients: string[]; raw: Buffer };
@@ -59,7 +59,9 @@ function literal(text: string): string {
 
 function addresses(field: AddressObject | AddressObject[] | undefined): Array<{ address: string; name: string }> {
   const objects = field === undefined ? [] : Array.isArray(field) ? field : [field];
-  return objects.flatMap((object) => object.value.flatMap((a) => (a.address ? [{ address: a.address, name: a.name }] : (a.group ?? []).flatMap((g) => (g.address ? [{ address: g.address, name: g.name }] : [])))));
+  return objects.flatMap((object) =>
+    object.value.flatMap((a) => (a.address ? [{ address: a.address, name: a.name }] : (a.group ?? []).flatMap((g) => (g.address ? [{ address: g.address, name: g.name }] : [])))),
+  );
 }
 
 const firstAddress = (field: AddressObject | AddressObject[] | undefined) => addresses(field)[0];

@@ -30,7 +30,7 @@ export function submissionHandlers(deps: Deps, rate: ProjectMessageRate): Pick<S
       }
       deps.keys.resolve(auth.password ?? '').then(
         (key) => {
-          if (!key || key.keyType !== 'secret') return done(smtpError(535, "5.7.8 Authentication credentials invalid: the password is the project's secret key (sk_...)"));
+          if (key?.keyType !== 'secret') return done(smtpError(535, "5.7.8 Authentication credentials invalid: the password is the project's secret key (sk_...)"));
           if (key.disabled) return done(smtpError(535, `5.7.8 This project is disabled${key.disabledReason ? `: ${key.disabledReason}` : ''}`));
           done(null, { user: { projectId: key.projectId } as never });
         },
@@ -47,34 +47,43 @@ export function submissionHandlers(deps: Deps, rate: ProjectMessageRate): Pick<S
         ([domain]) =>
           domain
             ? done()
-            : done(smtpError(550, `5.7.1 The sender domain ${domainOf(address.address)} is not verified in this project: add it under Domains and publish its DNS records, or send from a verified domain`)),
+            : done(
+                smtpError(
+                  550,
+                  `5.7.1 The sender domain ${domainOf(address.address)} is not verified in this project: add it under Domains and publish its DNS records, or send from a verified domain`,
+                ),
+              ),
         (error: Error) => done(temporaryFailure(deps, error)),
       );
     },
 
     onRcptTo(address, session, done) {
-      if (session.envelope.rcptTo.length >= MAX_RECIPIENTS) return done(smtpError(452, `4.5.3 Too many recipients: at most ${MAX_RECIPIENTS} per message; send the rest in another message`));
+      if (session.envelope.rcptTo.length >= MAX_RECIPIENTS)
+        return done(smtpError(452, `4.5.3 Too many recipients: at most ${MAX_RECIPIENTS} per message; send the rest in another message`));
       if (!emailField.safeParse(address.address).success) return done(smtpError(553, '5.1.3 The recipient address is not valid'));
       done();
     },
 
     onData(stream: SMTPServerDataStream, session: SMTPServerSession, done: (error?: Error | null, message?: string) => void) {
-      readMessage(stream, smtp.maxMessageBytes).then(async (raw) => {
-        if (!raw.ok) return done(raw.error);
-        try {
-          const submitted = await submitMessage(deps, {
-            projectId: projectOf(session),
-            mailFrom: (session.envelope.mailFrom as { address: string }).address,
-            recipients: [...new Set(session.envelope.rcptTo.map((rcpt) => rcpt.address.toLowerCase()))],
-            raw: raw.message,
-          });
-          const ids = submitted.emailIds;
-          const named = ids.slice(0, NAMED_IDS).join(' ') + (ids.length > NAMED_IDS ? ` and ${ids.length - NAMED_IDS} more` : '');
-          done(null, `2.0.0 ${submitted.repeated ? 'Already accepted (same Message-ID), not sent again' : 'Queued'}: ${named}`);
-        } catch (error) {
-          done(refusal(deps, error));
-        }
-      }, (error: Error) => done(temporaryFailure(deps, error)));
+      readMessage(stream, smtp.maxMessageBytes).then(
+        async (raw) => {
+          if (!raw.ok) return done(raw.error);
+          try {
+            const submitted = await submitMessage(deps, {
+              projectId: projectOf(session),
+              mailFrom: (session.envelope.mailFrom as { address: string }).address,
+              recipients: [...new Set(session.envelope.rcptTo.map((rcpt) => rcpt.address.toLowerCase()))],
+              raw: raw.message,
+            });
+            const ids = submitted.emailIds;
+            const named = ids.slice(0, NAMED_IDS).join(' ') + (ids.length > NAMED_IDS ? ` and ${ids.length - NAMED_IDS} more` : '');
+            done(null, `2.0.0 ${submitted.repeated ? 'Already accepted (same Message-ID), not sent again' : 'Queued'}: ${named}`);
+          } catch (error) {
+            done(refusal(deps, error));
+          }
+        },
+        (error: Error) => done(temporaryFailure(deps, error)),
+      );
     },
   };
 }

@@ -1,6 +1,6 @@
-import type { EmailRow } from '../emails/emails.queries.ts';
-import { assertCanonical, type DkimKey, dkimSign } from '../delivery/mime.ts';
 import type { Queryable } from '../db/index.ts';
+import { assertCanonical, type DkimKey, dkimSign } from '../delivery/mime.ts';
+import type { EmailRow } from '../emails/emails.queries.ts';
 import { loadSubmissions } from './smtp.queries.ts';
 
 /** The client's MIME of every submitted record among `rows`, by submission id (one query per project). */

@@ -2,7 +2,7 @@ import type { Queryable } from '../db/index.ts';
 import { containsPattern } from '../db/like.ts';
 import { cursorTimestampSql } from '../pagination.ts';
 
-/** Why an address is on the list; stored lower-case, shown upper-case (contract §6). */
+/** Why an address is on the list; stored lower-case, shown upper-case (docs/decisions/sending.md). */
 export type StoredReason = 'hard_bounce' | 'complaint' | 'manual';
 
 export type SuppressionRow = {
@@ -41,10 +41,10 @@ export async function listSuppressions(
 }
 
 export async function countSuppressions(db: Queryable, projectId: string, search: string | undefined): Promise<number> {
-  const rows = await db.query<{ count: number }>(
-    `SELECT count(*)::int AS count FROM suppressions WHERE project_id = $1 AND ($2::text IS NULL OR email ILIKE $2)`,
-    [projectId, search ? containsPattern(search) : null],
-  );
+  const rows = await db.query<{ count: number }>(`SELECT count(*)::int AS count FROM suppressions WHERE project_id = $1 AND ($2::text IS NULL OR email ILIKE $2)`, [
+    projectId,
+    search ? containsPattern(search) : null,
+  ]);
   return rows[0]!.count;
 }
 
@@ -70,18 +70,22 @@ export async function insertSuppression(tx: Queryable, projectId: string, email:
 
 /** Removes one address; the entry it removed, if there was one. */
 export async function deleteSuppression(tx: Queryable, projectId: string, email: string): Promise<Pick<SuppressionRow, 'reason' | 'email_id'> | undefined> {
-  const rows = await tx.query<Pick<SuppressionRow, 'reason' | 'email_id'>>(
-    `DELETE FROM suppressions WHERE project_id = $1 AND email = $2 RETURNING reason, email_id`,
-    [projectId, email],
-  );
+  const rows = await tx.query<Pick<SuppressionRow, 'reason' | 'email_id'>>(`DELETE FROM suppressions WHERE project_id = $1 AND email = $2 RETURNING reason, email_id`, [
+    projectId,
+    email,
+  ]);
   return rows[0];
 }
 
 /**
  * Puts addresses on their projects' lists, each with the record that bounced or was complained
- * about (hard bounces, complaints: contract §6). An address already listed keeps its entry.
+ * about (hard bounces, complaints: docs/decisions/sending.md). An address already listed keeps its entry.
  */
-export async function suppressAddresses(tx: Queryable, entries: Array<{ projectId: string; email: string; emailId: string | null }>, reason: 'hard_bounce' | 'complaint'): Promise<void> {
+export async function suppressAddresses(
+  tx: Queryable,
+  entries: Array<{ projectId: string; email: string; emailId: string | null }>,
+  reason: 'hard_bounce' | 'complaint',
+): Promise<void> {
   if (entries.length === 0) return;
   await tx.query(
     `INSERT INTO suppressions (project_id, email, reason, email_id)

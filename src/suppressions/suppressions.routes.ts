@@ -1,5 +1,5 @@
-import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import type { FastifyRequest } from 'fastify';
+import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import type { Deps } from '../deps.ts';
 import { projectOf } from '../http/auth.ts';
 import { addSuppressionBody, listSuppressionsQuery, suppressionPage, suppressionParams, suppressionSchema } from './suppressions.schemas.ts';
@@ -10,7 +10,7 @@ const security: Array<Record<string, string[]>> = [{ apiKey: [] }, { session: []
 
 const callerOf = (request: FastifyRequest): Caller => ({ ...projectOf(request), userId: request.user?.id });
 
-/** contract §6: the project's suppression list (secret key, or session with X-Project-Id). */
+/** docs/decisions/sending.md: the project's suppression list (secret key, or session with X-Project-Id). */
 export const suppressionsRoutes: FastifyPluginAsyncZod<Deps> = async (app, deps) => {
   app.get(
     '/suppressions',

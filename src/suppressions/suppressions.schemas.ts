@@ -4,7 +4,7 @@ import { emailField } from '../contacts/contacts.schemas.ts';
 export const SUPPRESSION_REASONS = ['HARD_BOUNCE', 'COMPLAINT', 'MANUAL'] as const;
 export type SuppressionReason = (typeof SUPPRESSION_REASONS)[number];
 
-/** contract §6: one entry of the project's suppression list. */
+/** docs/decisions/sending.md: one entry of the project's suppression list. */
 export const suppressionSchema = z.object({
   email: z.string(),
   reason: z.enum(SUPPRESSION_REASONS),

@@ -5,8 +5,16 @@ import { recordEvents } from '../events/events.service.ts';
 import type { ProjectContext } from '../http/auth.ts';
 import { DEFAULT_PAGE_SIZE, decodeCursor, isCursorTimestamp, MAX_PAGE_SIZE, type Page, pageOf } from '../pagination.ts';
 import { MANAGERS } from '../projects/projects.service.ts';
+import {
+  countSuppressions,
+  deleteSuppression,
+  insertSuppression,
+  listSuppressions,
+  type StoredReason,
+  type SuppressionRow,
+  unsubscribeForSuppression,
+} from './suppressions.queries.ts';
 import type { Suppression, SuppressionReason } from './suppressions.schemas.ts';
-import { countSuppressions, deleteSuppression, insertSuppression, listSuppressions, type StoredReason, type SuppressionRow, unsubscribeForSuppression } from './suppressions.queries.ts';
 
 type SuppressionDeps = Pick<Deps, 'db' | 'config'>;
 
@@ -26,7 +34,7 @@ function toSuppression(row: SuppressionRow): Suppression {
   };
 }
 
-/** GET /suppressions: newest first, cursor-paginated; `total` on the first page only (api.md Conventions). */
+/** GET /suppressions: newest first, cursor-paginated; `total` on the first page only (the API reference (Conventions)). */
 export async function listSuppressionPage(deps: SuppressionDeps, projectId: string, input: { limit?: number; cursor?: string; search?: string }): Promise<Page<Suppression>> {
   const secret = deps.config.sessionSecret;
   const limit = Math.min(input.limit ?? DEFAULT_PAGE_SIZE, MAX_PAGE_SIZE);
@@ -59,7 +67,11 @@ export async function addSuppression(deps: SuppressionDeps, project: Caller, inp
     const row = await insertSuppression(tx, project.id, input.email, toStored(reason));
     if (row.created) {
       const unsubscribed = await unsubscribeForSuppression(tx, project.id, { emails: [input.email] });
-      await recordEvents(tx, project.id, unsubscribed.map((contactId) => ({ contactId, name: 'contact.unsubscribed' })));
+      await recordEvents(
+        tx,
+        project.id,
+        unsubscribed.map((contactId) => ({ contactId, name: 'contact.unsubscribed' })),
+      );
       const { actorId, via } = actorOf(project);
       await recordAudit(tx, project.id, { actorId, action: 'suppression.added', details: { email: input.email, reason, via } });
     }

@@ -19,7 +19,12 @@ const attribute = (tag: string, name: string): string | undefined => {
   const match = new RegExp(`\\s${name}\\s*=\\s*(?:"([^"]*)"|'([^']*)'|([^\\s>]+))`, 'i').exec(tag);
   return match ? (match[1] ?? match[2] ?? match[3] ?? '') : undefined;
 };
-const decode = (value: string) => value.replace(/&amp;/g, '&').replace(/&quot;/g, '"').replace(/&#39;/g, "'").trim();
+const decode = (value: string) =>
+  value
+    .replace(/&amp;/g, '&')
+    .replace(/&quot;/g, '"')
+    .replace(/&#39;/g, "'")
+    .trim();
 const short = (value: string) => (value.length > 60 ? `${value.slice(0, 57)}…` : value);
 
 export function checkContent(input: { source: string; html: string; text: string; type: TemplateType }): ContentCheck[] {
@@ -30,7 +35,11 @@ export function checkContent(input: { source: string; html: string; text: string
     const alt = attribute(tag, 'alt');
     if (!alt?.trim()) {
       const src = decode(attribute(tag, 'src') ?? '');
-      checks.push({ code: 'IMAGE_WITHOUT_ALT', message: 'An image has no alt text: readers with images off or a screen reader get nothing.', where: `image ${image}${src ? ` (${short(src)})` : ''}` });
+      checks.push({
+        code: 'IMAGE_WITHOUT_ALT',
+        message: 'An image has no alt text: readers with images off or a screen reader get nothing.',
+        where: `image ${image}${src ? ` (${short(src)})` : ''}`,
+      });
     }
   }
   let link = 0;
@@ -38,7 +47,10 @@ export function checkContent(input: { source: string; html: string; text: string
     link += 1;
     const href = decode(attribute(match[0], 'href') ?? '');
     if (PREVIEW_FRAGMENTS.has(href) || OK_SCHEMES.test(href)) continue;
-    const label = match[1]!.replace(/<[^>]*>/g, '').replace(/\s+/g, ' ').trim();
+    const label = match[1]!
+      .replace(/<[^>]*>/g, '')
+      .replace(/\s+/g, ' ')
+      .trim();
     checks.push({
       code: 'LINK_NOT_HTTP',
       message: href ? `A link goes to "${short(href)}", not an http(s) address.` : 'A link has no address.',

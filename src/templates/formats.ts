@@ -24,7 +24,7 @@ export const formatFields = {
       message: `Must be a JSON object or null, at most ${MAX_EDITOR_STATE} characters.`,
     })
     .optional()
-    .describe('the visual editor\'s own state, opaque'),
+    .describe("the visual editor's own state, opaque"),
 };
 
 /** The response fields of a format. */

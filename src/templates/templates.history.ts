@@ -46,9 +46,6 @@ export async function getTemplateVersion(deps: Deps, projectId: string, id: stri
  */
 export async function restoreTemplateVersion(deps: Deps, projectId: string, id: string, version: number, userId?: string): Promise<Template> {
   const row = await versionOr404(deps, projectId, id, version);
-  const content =
-    row.format === 'html'
-      ? { format: row.format, body: row.body }
-      : { format: row.format, source: row.source ?? undefined, editorState: row.editor_state ?? null };
+  const content = row.format === 'html' ? { format: row.format, body: row.body } : { format: row.format, source: row.source ?? undefined, editorState: row.editor_state ?? null };
   return updateTemplate(deps, projectId, id, { subject: row.subject, ...content }, userId);
 }

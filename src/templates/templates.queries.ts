@@ -52,12 +52,7 @@ export async function findTemplate(db: Queryable, projectId: string, id: string)
  * PATCH in one statement. A column is written when its flag in `set` is on, so that an explicit
  * null (clearing description, fromName or replyTo) differs from "not given".
  */
-export async function updateTemplate(
-  db: Queryable,
-  projectId: string,
-  id: string,
-  patch: Partial<TemplateValues>,
-): Promise<TemplateRow | undefined> {
+export async function updateTemplate(db: Queryable, projectId: string, id: string, patch: Partial<TemplateValues>): Promise<TemplateRow | undefined> {
   const columns: Array<[keyof TemplateValues, string, 'text' | 'jsonb']> = [
     ['name', 'name', 'text'],
     ['description', 'description', 'text'],
@@ -122,7 +117,6 @@ const ORDER_BY: Record<TemplateSort, string> = {
   createdAt: 'created_at',
   updatedAt: 'updated_at',
 };
-
 
 function where(projectId: string, filters: TemplateFilters): { sql: string; params: unknown[] } {
   return {

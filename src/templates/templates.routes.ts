@@ -9,12 +9,12 @@ import {
   draftPreviewBody,
   duplicatedTemplate,
   listTemplatesQuery,
+  starterList,
   templateBody,
   templateIdParams,
   templatePage,
   templatePreview,
   templatePreviewBody,
-  starterList,
   templateSchema,
   templateTestBody,
   templateTestSent,
@@ -29,7 +29,7 @@ const tags = ['templates'];
 const security: Array<Record<string, string[]>> = [{ apiKey: [] }, { session: [] }];
 const config = { auth: 'project' as const };
 
-/** api.md Templates (auth: secret key or session with X-Project-Id). */
+/** the API reference (Templates) (auth: secret key or session with X-Project-Id). */
 export const templatesRoutes: FastifyPluginAsyncZod<Deps> = async (app, deps) => {
   app.get(
     '/templates',
@@ -61,10 +61,8 @@ export const templatesRoutes: FastifyPluginAsyncZod<Deps> = async (app, deps) =>
     async () => ({ data: STARTERS.map((starter) => ({ ...starter, format: 'mjml' as const })) }),
   );
 
-  app.get(
-    '/templates/:id',
-    { config, schema: { tags, security, summary: 'One template', params: templateIdParams, response: { 200: templateSchema } } },
-    async (request) => getTemplate(deps, projectOf(request).id, request.params.id),
+  app.get('/templates/:id', { config, schema: { tags, security, summary: 'One template', params: templateIdParams, response: { 200: templateSchema } } }, async (request) =>
+    getTemplate(deps, projectOf(request).id, request.params.id),
   );
 
   app.patch(
@@ -78,7 +76,16 @@ export const templatesRoutes: FastifyPluginAsyncZod<Deps> = async (app, deps) =>
 
   app.delete(
     '/templates/:id',
-    { config, schema: { tags, security, summary: 'Delete a template; 409 naming them while an unsent campaign or a workflow uses it', params: templateIdParams, response: { 204: z.null() } } },
+    {
+      config,
+      schema: {
+        tags,
+        security,
+        summary: 'Delete a template; 409 naming them while an unsent campaign or a workflow uses it',
+        params: templateIdParams,
+        response: { 204: z.null() },
+      },
+    },
     async (request, reply) => {
       await deleteTemplate(deps, projectOf(request).id, request.params.id);
       return reply.status(204).send(null);
@@ -122,12 +129,12 @@ export const templatesRoutes: FastifyPluginAsyncZod<Deps> = async (app, deps) =>
     '/templates/:id/versions/:version/restore',
     {
       config,
-      schema: { tags, security, summary: 'Save a version\'s content again (kept as the newest version)', params: templateVersionParams, response: { 200: templateSchema } },
+      schema: { tags, security, summary: "Save a version's content again (kept as the newest version)", params: templateVersionParams, response: { 200: templateSchema } },
     },
     async (request) => restoreTemplateVersion(deps, projectOf(request).id, request.params.id, request.params.version, request.user?.id),
   );
 
-  const previewSummary = 'Render with a contact\'s data as sending would; broken syntax → 400 TEMPLATE_SYNTAX_ERROR with line and column';
+  const previewSummary = "Render with a contact's data as sending would; broken syntax → 400 TEMPLATE_SYNTAX_ERROR with line and column";
   app.post(
     '/templates/preview',
     { config, schema: { tags, security, summary: `${previewSummary} (an unsaved draft)`, body: draftPreviewBody, response: { 200: templatePreview } } },
@@ -138,7 +145,14 @@ export const templatesRoutes: FastifyPluginAsyncZod<Deps> = async (app, deps) =>
     '/templates/:id/preview',
     {
       config,
-      schema: { tags, security, summary: `${previewSummary} (the saved template; subject or body given replace it)`, params: templateIdParams, body: templatePreviewBody, response: { 200: templatePreview } },
+      schema: {
+        tags,
+        security,
+        summary: `${previewSummary} (the saved template; subject or body given replace it)`,
+        params: templateIdParams,
+        body: templatePreviewBody,
+        response: { 200: templatePreview },
+      },
     },
     async (request) => previewTemplate(deps, projectOf(request).id, request.params.id, request.body),
   );
@@ -147,7 +161,14 @@ export const templatesRoutes: FastifyPluginAsyncZod<Deps> = async (app, deps) =>
     '/templates/:id/test',
     {
       config,
-      schema: { tags, security, summary: 'Send one copy, [Test] in the subject, to an address (default: the signed-in user)', params: templateIdParams, body: templateTestBody, response: { 200: templateTestSent } },
+      schema: {
+        tags,
+        security,
+        summary: 'Send one copy, [Test] in the subject, to an address (default: the signed-in user)',
+        params: templateIdParams,
+        body: templateTestBody,
+        response: { 200: templateTestSent },
+      },
     },
     async (request) => {
       const data = await sendTemplateTest(deps, projectOf(request).id, request.params.id, request.body.email, request.user?.id, request.body.contactId);

@@ -26,7 +26,7 @@ export type TemplateRow = {
 
 const iso = (value: Date | string) => (value instanceof Date ? value : new Date(value)).toISOString();
 
-/** api.md Template, from a templates row. Unset optional fields are null. */
+/** the API reference (Template), from a templates row. Unset optional fields are null. */
 export function toTemplate(row: TemplateRow): Template {
   return {
     id: row.id,
@@ -85,7 +85,7 @@ const fields = {
 
 /**
  * POST /templates and PATCH /templates/{id}. On create, name, subject, body and from are checked
- * for presence by the service so that their absence is the flat 400 `{ error }` api.md requires; a
+ * for presence by the service so that their absence is the flat 400 `{ error }` the API reference requires; a
  * wrong type or a bad email is a 422 here. On PATCH any subset may be given; null clears an
  * optional field.
  */
@@ -104,10 +104,10 @@ export type TemplateInput = z.infer<typeof templateBody>;
 
 export const templateIdParams = z.object({ id: z.uuid() });
 
-// api.md leaves the maximum pageSize open for templates and campaigns: 100, like every list.
+// the API reference leaves the maximum pageSize open for templates and campaigns: 100, like every list.
 export { DEFAULT_PAGE_SIZE, MAX_PAGE_SIZE } from '../pagination.ts';
 
-/** api.md Conventions, offset pagination; unknown sort → createdAt, unknown dir → desc. */
+/** the API reference (Conventions), offset pagination; unknown sort → createdAt, unknown dir → desc. */
 export const listTemplatesQuery = z.object({
   ...offsetPageFields,
   ...sortFields,
@@ -121,7 +121,7 @@ export type TemplatePage = z.infer<typeof templatePage>;
 
 export const duplicatedTemplate = z.object({ id: z.uuid() });
 
-/** GET /templates/{id}/usage: what references the template (api.md Templates). */
+/** GET /templates/{id}/usage: what references the template (the API reference (Templates)). */
 export const templateUsage = z.object({
   campaigns: z.array(z.object({ id: z.uuid(), name: z.string(), status: z.string() })),
   workflows: z.array(z.object({ id: z.uuid(), name: z.string(), stepId: z.uuid() })),
@@ -137,7 +137,7 @@ const previewFields = {
   body: z.string().max(MAX_BODY).optional().describe('the HTML, for format html'),
   format: formatFields.format,
   source: formatFields.source.describe('MJML for mjml and visual'),
-  type: z.enum(TEMPLATE_TYPES).optional().describe('what the checks judge it as (MARKETING needs an unsubscribe link); default MARKETING, or the saved template\'s'),
+  type: z.enum(TEMPLATE_TYPES).optional().describe("what the checks judge it as (MARKETING needs an unsubscribe link); default MARKETING, or the saved template's"),
   contactId: z.uuid().nullable().optional().describe('whose data renders it; none: no contact variables'),
 };
 export const draftPreviewBody = z.object({ ...previewFields });

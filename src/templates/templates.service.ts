@@ -7,9 +7,9 @@ import { resolveContent, type StoredContent, touchesContent } from './formats.ts
 import * as queries from './templates.queries.ts';
 import {
   DEFAULT_PAGE_SIZE,
+  type ListTemplatesInput,
   MAX_NAME,
   MAX_PAGE_SIZE,
-  type ListTemplatesInput,
   type Template,
   type TemplateInput,
   type TemplatePage,
@@ -19,7 +19,7 @@ import {
 } from './templates.schemas.ts';
 
 /**
- * POST /templates (api.md Templates): missing required field → flat 400 (the body, or for mjml
+ * POST /templates (the API reference (Templates)): missing required field → flat 400 (the body, or for mjml
  * and visual the source); unverified sender → 403. Broken Liquid or MJML → 400 with its line.
  * The first version of the template's history is kept with it.
  */
@@ -61,7 +61,7 @@ export async function getTemplate(deps: Deps, projectId: string, id: string): Pr
 
 /**
  * The template a send uses (/v1/send `template`, campaigns, workflow SEND_EMAIL); 404 when it is
- * not in the project (api.md /v1/send). Takes a Queryable so it can run inside the send's transaction.
+ * not in the project (the API reference /v1/send). Takes a Queryable so it can run inside the send's transaction.
  */
 export async function getTemplateForSend(db: Queryable, projectId: string, templateId: string): Promise<Template> {
   const row = await queries.findTemplate(db, projectId, templateId);
@@ -146,7 +146,7 @@ export async function templateUsage(deps: Deps, projectId: string, id: string): 
   return usage;
 }
 
-/** GET /templates (api.md Conventions: offset pagination; pageSize clamped to 100). */
+/** GET /templates (the API reference (Conventions): offset pagination; pageSize clamped to 100). */
 export async function listTemplates(deps: Deps, projectId: string, input: ListTemplatesInput): Promise<TemplatePage> {
   const page = input.page ?? 1;
   const pageSize = Math.min(input.pageSize ?? DEFAULT_PAGE_SIZE, MAX_PAGE_SIZE);

@@ -19,7 +19,12 @@ export function detectImage(bytes: Buffer): ImageKind | undefined {
 
 /** True when the bytes look like SVG (or other XML), so the refusal can say why. */
 export function looksLikeSvg(bytes: Buffer): boolean {
-  const head = bytes.subarray(0, 1024).toString('utf8').replace(/^\uFEFF/, '').trimStart().toLowerCase();
+  const head = bytes
+    .subarray(0, 1024)
+    .toString('utf8')
+    .replace(/^\uFEFF/, '')
+    .trimStart()
+    .toLowerCase();
   return head.startsWith('<?xml') || head.startsWith('<svg') || (head.startsWith('<!') && head.includes('<svg'));
 }
 

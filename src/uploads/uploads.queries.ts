@@ -16,11 +16,7 @@ export function insertUpload(db: Queryable, projectId: string, upload: { ext: st
  * pasted into email bodies), and the id is an unguessable UUID.
  */
 export async function findUploadContent(db: Queryable, id: string, ext: string) {
-  const row = await queryOne<{ content_type: string; content: Uint8Array }>(
-    db,
-    `SELECT content_type, content FROM uploads WHERE id = $1 AND ext = $2`,
-    [id, ext],
-  );
+  const row = await queryOne<{ content_type: string; content: Uint8Array }>(db, `SELECT content_type, content FROM uploads WHERE id = $1 AND ext = $2`, [id, ext]);
   // pg gives a Buffer, PGlite a Uint8Array.
   return row && { contentType: row.content_type, content: Buffer.from(row.content.buffer, row.content.byteOffset, row.content.byteLength) };
 }

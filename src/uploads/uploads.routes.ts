@@ -1,15 +1,15 @@
 import multipart from '@fastify/multipart';
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import type { Deps } from '../deps.ts';
-import { projectOf } from '../http/auth.ts';
 import { AppError, badRequest } from '../errors.ts';
+import { projectOf } from '../http/auth.ts';
 import { uploadedImage, uploadFileParams } from './uploads.schemas.ts';
 import { MAX_IMAGE_BYTES, readImage, saveImage } from './uploads.service.ts';
 
 const tags = ['uploads'];
 const security: Record<string, string[]>[] = [{ apiKey: [] }, { session: [] }];
 
-/** api.md "POST /uploads/image" (multipart field `file`, contract §12) and the public GET it links to. */
+/** the API reference "POST /uploads/image" (multipart field `file`, docs/decisions/contacts-and-events.md) and the public GET it links to. */
 export const uploadsRoutes: FastifyPluginAsyncZod<Deps> = async (app, deps) => {
   await app.register(multipart, { limits: { fileSize: MAX_IMAGE_BYTES, files: 1, fields: 10, parts: 20 } });
 
@@ -39,20 +39,16 @@ export const uploadsRoutes: FastifyPluginAsyncZod<Deps> = async (app, deps) => {
     },
   );
 
-  app.get(
-    '/uploads/:file',
-    { config: { auth: 'none' }, schema: { tags, summary: 'An uploaded image (public)', params: uploadFileParams } },
-    async (request, reply) => {
-      const image = await readImage(deps, request.params.file);
-      // The id never names other bytes, so caches may keep it for good. nosniff and the CSP keep a
-      // browser from treating the bytes as anything but the image type we detected.
-      return reply
-        .header('content-type', image.contentType)
-        .header('cache-control', 'public, max-age=31536000, immutable')
-        .header('x-content-type-options', 'nosniff')
-        .header('content-security-policy', "default-src 'none'; sandbox")
-        .header('cross-origin-resource-policy', 'cross-origin')
-        .send(image.content);
-    },
-  );
+  app.get('/uploads/:file', { config: { auth: 'none' }, schema: { tags, summary: 'An uploaded image (public)', params: uploadFileParams } }, async (request, reply) => {
+    const image = await readImage(deps, request.params.file);
+    // The id never names other bytes, so caches may keep it for good. nosniff and the CSP keep a
+    // browser from treating the bytes as anything but the image type we detected.
+    return reply
+      .header('content-type', image.contentType)
+      .header('cache-control', 'public, max-age=31536000, immutable')
+      .header('x-content-type-options', 'nosniff')
+      .header('content-security-policy', "default-src 'none'; sandbox")
+      .header('cross-origin-resource-policy', 'cross-origin')
+      .send(image.content);
+  });
 };

@@ -3,7 +3,7 @@ import { AppError, notFound } from '../errors.ts';
 import { detectImage, looksLikeSvg } from './uploads.image.ts';
 import { findUploadContent, insertUpload } from './uploads.queries.ts';
 
-/** Images up to 5 MB (the limit the CSV import has; api.md gives none for images). */
+/** Images up to 5 MB (the limit the CSV import has; the API reference gives none for images). */
 export const MAX_IMAGE_BYTES = 5 * 1024 * 1024;
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;

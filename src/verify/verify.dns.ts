@@ -1,7 +1,7 @@
 import type { Resolver } from 'node:dns/promises';
 import { createResolver, DNS_TIMEOUT_MS } from '../dns/resolver.ts';
 
-/** The DNS lookups of /v1/verify (contract §8 steps 7–9), cached for their TTL. */
+/** The DNS lookups of /v1/verify (docs/decisions/verify.md steps 7–9), cached for their TTL. */
 
 export type RecordKind = 'NS' | 'MX' | 'A' | 'AAAA';
 export type MxRecord = { exchange: string; priority: number };
@@ -11,10 +11,7 @@ export type MxRecord = { exchange: string; priority: number };
  * (the name does not exist) from NODATA (the name exists without records of this type, RFC 2308).
  * `unavailable`: no answer could be had (timeout, SERVFAIL, refused), which says nothing either way.
  */
-export type Answer<T> =
-  | { status: 'found'; records: T[] }
-  | { status: 'absent'; nxdomain: boolean }
-  | { status: 'unavailable'; code: string };
+export type Answer<T> = { status: 'found'; records: T[] } | { status: 'absent'; nxdomain: boolean } | { status: 'unavailable'; code: string };
 
 export interface MailDns {
   ns(domain: string): Promise<Answer<string>>;
@@ -36,7 +33,7 @@ const MAX_ENTRIES = 10_000;
 
 type Cached = { expires: number; answer: Answer<unknown> };
 
-/** `DNS_SERVERS` (contract §1) or, when empty, the system's resolvers. */
+/** `DNS_SERVERS` (docs/architecture.md) or, when empty, the system's resolvers. */
 export function createMailDns(servers: readonly string[], options: { maxEntries?: number } = {}): MailDns {
   const maxEntries = options.maxEntries ?? MAX_ENTRIES;
   // A Map iterates in insertion order: re-inserting on a hit keeps the least recently used first.

@@ -4,9 +4,9 @@ import { createMailDns } from './verify.dns.ts';
 import { verifyBody, verifyResponse } from './verify.schemas.ts';
 import { verifyEmail } from './verify.service.ts';
 
-/** api.md POST /v1/verify (secret key), contract §8. */
+/** the API reference (POST) /v1/verify (secret key), docs/decisions/verify.md. */
 export const verifyRoutes: FastifyPluginAsyncZod<Deps> = async (app, deps) => {
-  // One resolver and answer cache per server (contract §8: answers cached for their TTL, bounded).
+  // One resolver and answer cache per server (docs/decisions/verify.md: answers cached for their TTL, bounded).
   const dns = createMailDns(deps.config.dnsServers);
   app.addHook('onClose', async () => dns.close());
 

@@ -1,16 +1,9 @@
 import { domainToASCII } from 'node:url';
-import {
-  ALIAS_SERVICES,
-  disposableDomains,
-  freeMailDomains,
-  GENUINE_LOOKALIKES,
-  TLD_TYPOS,
-  WELL_KNOWN_DOMAINS,
-} from './verify.lists.ts';
+import { ALIAS_SERVICES, disposableDomains, freeMailDomains, GENUINE_LOOKALIKES, TLD_TYPOS, WELL_KNOWN_DOMAINS } from './verify.lists.ts';
 
-/** The offline checks of /v1/verify (contract §8 steps 1–6): pure functions of the address. */
+/** The offline checks of /v1/verify (docs/decisions/verify.md steps 1–6): pure functions of the address. */
 
-export type Address = { local: string; /** ASCII (punycode), lower case */ domain: string };
+export type Address = { local: string /** ASCII (punycode), lower case */; domain: string };
 export type SyntaxCheck = { ok: true; address: Address } | { ok: false; reason: string };
 
 // RFC 5322 §3.2.3 atext; quoted local parts are valid but so rare in practice that they are refused.

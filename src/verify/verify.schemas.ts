@@ -1,8 +1,8 @@
 import { z } from 'zod';
 
 /**
- * POST /v1/verify (api.md). `email` is any string: a malformed address is a verification result
- * (200, valid false), not a validation error (contract §8); only a missing or non-string one is a 422.
+ * POST /v1/verify (the API reference). `email` is any string: a malformed address is a verification result
+ * (200, valid false), not a validation error (docs/decisions/verify.md); only a missing or non-string one is a 422.
  */
 export const verifyBody = z.object({
   email: z.string().meta({ description: 'The address to check', example: 'jane@example.com' }),

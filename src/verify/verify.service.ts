@@ -3,7 +3,7 @@ import { aliasService, checkSyntax, disposableMatch, isFreeMailDomain, isPlusAdd
 import type { Verification } from './verify.schemas.ts';
 
 /**
- * POST /v1/verify (contract §8): the checks in the contract's order. `valid` needs good syntax, a
+ * POST /v1/verify (docs/decisions/verify.md): the checks in the contract's order. `valid` needs good syntax, a
  * domain that exists and MX records; every flag that made the address invalid, and every notable
  * one, adds a sentence to `reasons`. A DNS answer that could not be had leaves its flag false and
  * the address invalid with a "could not be checked" reason: unknown is not the same as absent.
@@ -35,9 +35,7 @@ export async function verifyEmail(dns: MailDns, email: string): Promise<Verifica
   if (result.isPlusAddressed) {
     const base = local.slice(0, local.indexOf('+'));
     reasons.push(
-      base
-        ? `The address uses plus addressing: mail to it reaches the mailbox of ${base}@${domain}.`
-        : 'The address uses plus addressing (a + in the part before the @).',
+      base ? `The address uses plus addressing: mail to it reaches the mailbox of ${base}@${domain}.` : 'The address uses plus addressing (a + in the part before the @).',
     );
   }
 

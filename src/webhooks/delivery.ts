@@ -1,7 +1,7 @@
-import { Batcher } from '../db/batcher.ts';
 import { openSecret } from '../auth/secrets.ts';
+import { Batcher } from '../db/batcher.ts';
 import type { Deps } from '../deps.ts';
-import { claimDue, type ClaimedMessage, type DisabledEndpoint, dueProjects, nextDueAt, type Outcome, parkMessages, recordOutcomes } from './messages.queries.ts';
+import { type ClaimedMessage, claimDue, type DisabledEndpoint, dueProjects, nextDueAt, type Outcome, parkMessages, recordOutcomes } from './messages.queries.ts';
 import { nextRetryAt } from './schedule.ts';
 import { signatureHeader } from './signature.ts';
 import { postDelivery } from './target.ts';
@@ -15,7 +15,7 @@ export const MAX_IN_FLIGHT = 256;
  * taken over when another worker notices it (src/jobs/instances.ts), at the latest when this ends.
  */
 export const LEASE_SECONDS = 30;
-/** contract §14: an endpoint whose every delivery failed this long is disabled. */
+/** docs/decisions/webhook-endpoints.md: an endpoint whose every delivery failed this long is disabled. */
 export const DISABLE_AFTER_DAYS = 5;
 /** A worker with nothing due looks again at least this often (other processes may have queued work). */
 const IDLE_LOOK_MS = 30_000;
@@ -24,7 +24,7 @@ const BUSY_LOOK_MS = 1000;
 const CLAIM_INTERVAL_MS = 100;
 
 /**
- * The webhook delivery loop of one worker process (contract §14; docs/decisions/webhook-endpoints.md).
+ * The webhook delivery loop of one worker process (docs/decisions/webhook-endpoints.md; docs/decisions/webhook-endpoints.md).
  * It claims due messages from the database (at most PER_ENDPOINT per endpoint and MAX_IN_FLIGHT in
  * all), sends each on its own, and claims again as soon as one finishes: no batch waits for its
  * slowest member, so a slow or dead endpoint holds its own slots and nothing else. Outcomes are
@@ -206,6 +206,7 @@ export class WebhookDelivery {
     }
   }
 
+  // biome-ignore lint/suspicious/noConfusingVoidType: one void answer per outcome, as the Batcher of writes expects
   private async record(items: Outcome[]): Promise<void[]> {
     const disabled = await recordOutcomes(this.deps.db, items, DISABLE_AFTER_DAYS);
     if (disabled.length) await parkMessages(this.deps.db, disabled);

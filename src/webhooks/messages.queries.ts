@@ -7,7 +7,7 @@ const MATCHES = (name: string, filters: string) =>
 
 /**
  * Fans recorded events out to the project's endpoints whose filters match: one message per event
- * and endpoint, its body fixed now (contract §14). Idempotent (the unique event and endpoint key),
+ * and endpoint, its body fixed now (docs/decisions/webhook-endpoints.md). Idempotent (the unique event and endpoint key),
  * since the dispatch that calls it is at least once. A project without endpoints reads no event.
  */
 export async function fanOut(db: Queryable, projectId: string, eventIds: string[]): Promise<number> {
@@ -110,7 +110,9 @@ export async function claimDue(
 
 /** The endpoints this process already holds at their cap: the claim steps over their messages. */
 const fullEndpoints = (options: { perEndpoint: number; busy: Record<string, number> }) =>
-  Object.entries(options.busy).filter(([, n]) => n >= options.perEndpoint).map(([id]) => id);
+  Object.entries(options.busy)
+    .filter(([, n]) => n >= options.perEndpoint)
+    .map(([id]) => id);
 /** Due messages a claim reads at most. */
 const scanOf = (options: { perEndpoint: number; limit: number }) => options.limit * 2 + options.perEndpoint;
 
@@ -119,12 +121,9 @@ const scanOf = (options: { perEndpoint: number; limit: number }) => options.limi
  * oldest first (src/jobs/project-rotation.queries.ts).
  */
 export const dueProjects = (db: Queryable, options: { perEndpoint: number; limit: number; busy: Record<string, number> }) =>
-  dueProjectsOf(
-    db,
-    { table: 'webhook_messages', due: 'next_attempt_at', where: "status = 'pending' AND NOT (endpoint_id = ANY($2::uuid[]))" },
-    scanOf(options),
-    [fullEndpoints(options)],
-  );
+  dueProjectsOf(db, { table: 'webhook_messages', due: 'next_attempt_at', where: "status = 'pending' AND NOT (endpoint_id = ANY($2::uuid[]))" }, scanOf(options), [
+    fullEndpoints(options),
+  ]);
 
 /**
  * The claims of dead worker instances are due again now, each in its place in the queue (its

@@ -1,4 +1,4 @@
-/** ±10 % around each step of the retry schedule (contract §14), so failed messages do not retry in lockstep. */
+/** ±10 % around each step of the retry schedule (docs/decisions/webhook-endpoints.md), so failed messages do not retry in lockstep. */
 const JITTER = 0.1;
 
 /**

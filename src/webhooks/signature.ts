@@ -2,7 +2,7 @@ import { createHmac, randomBytes } from 'node:crypto';
 
 const PREFIX = 'whsec_';
 
-/** A new endpoint secret (contract §14): `whsec_` + base64 of 32 random bytes. */
+/** A new endpoint secret (docs/decisions/webhook-endpoints.md): `whsec_` + base64 of 32 random bytes. */
 export const newSecret = () => PREFIX + randomBytes(32).toString('base64');
 
 /**

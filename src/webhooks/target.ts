@@ -2,9 +2,9 @@ import type { Deps } from '../deps.ts';
 import { AppError } from '../errors.ts';
 import { OutboundError } from '../outbound/index.ts';
 
-/** contract §14: success is a 2xx within 10 s. */
+/** docs/decisions/webhook-endpoints.md: success is a 2xx within 10 s. */
 export const DELIVERY_TIMEOUT_MS = 10_000;
-/** Bytes of an answer kept in the attempt log (contract §14: the first 1 KB). */
+/** Bytes of an answer kept in the attempt log (docs/decisions/webhook-endpoints.md: the first 1 KB). */
 export const KEPT_RESPONSE_BYTES = 1024;
 
 export type DeliveryAnswer = { statusCode: number | null; response: string };
@@ -12,7 +12,7 @@ export type DeliveryAnswer = { statusCode: number | null; response: string };
 const invalidUrl = (message: string) => new AppError('VALIDATION_ERROR', { errors: [{ field: 'url', message, code: 'invalid_string' }] });
 
 /**
- * An endpoint URL as accepted at creation and update (contract §14): https, or http too when
+ * An endpoint URL as accepted at creation and update (docs/decisions/webhook-endpoints.md): https, or http too when
  * WEBHOOK_ALLOW_PRIVATE. The outbound guard resolves it now: a private, loopback or link-local
  * target (literal, or a name resolving to one) is a 422. A name that does not resolve yet is
  * accepted; every delivery is checked again anyway.

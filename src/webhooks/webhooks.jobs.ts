@@ -55,10 +55,7 @@ export function webhookFanOut(deps: Deps): EventsSubscriber {
 }
 
 function disabledMail(projectName: string, mail: DisabledMail) {
-  const why =
-    mail.reason === 'gone'
-      ? 'it answered 410 Gone, which says the endpoint no longer exists'
-      : `every delivery to it has failed for ${DISABLE_AFTER_DAYS} days`;
+  const why = mail.reason === 'gone' ? 'it answered 410 Gone, which says the endpoint no longer exists' : `every delivery to it has failed for ${DISABLE_AFTER_DAYS} days`;
   const subject = `Webhook endpoint disabled in ${projectName}`;
   const text = `The webhook endpoint ${mail.url} of the project ${projectName} was disabled because ${why}.\n\nIts undelivered messages are kept and go out once you enable it again (PATCH /webhook-endpoints/${mail.endpointId} with {"enabled": true}).\n`;
   const esc = (value: string) => value.replace(/[&<>"]/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;' })[c]!);

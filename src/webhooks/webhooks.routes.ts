@@ -23,11 +23,14 @@ const tags = ['webhook endpoints'];
 const security: Array<Record<string, string[]>> = [{ apiKey: [] }, { session: [] }];
 const auth = { auth: 'project' as const };
 
-/** The customer's webhook endpoints, their message log and replays (contract §14). */
+/** The customer's webhook endpoints, their message log and replays (docs/decisions/webhook-endpoints.md). */
 export const webhooksRoutes: FastifyPluginAsyncZod<Deps> = async (app, deps) => {
   app.post(
     '/webhook-endpoints',
-    { config: auth, schema: { tags, security, summary: 'Add an endpoint; the answer holds its signing secret, shown only here', body: createEndpointBody, response: { 201: endpointWithSecret } } },
+    {
+      config: auth,
+      schema: { tags, security, summary: 'Add an endpoint; the answer holds its signing secret, shown only here', body: createEndpointBody, response: { 201: endpointWithSecret } },
+    },
     async (request, reply) => {
       const project = projectOf(request);
       service.requireChange(project, 'add webhook endpoints');
@@ -51,7 +54,14 @@ export const webhooksRoutes: FastifyPluginAsyncZod<Deps> = async (app, deps) => 
     '/webhook-endpoints/:id',
     {
       config: auth,
-      schema: { tags, security, summary: 'Change url, events, description or enabled; enabling resumes its waiting messages', params: endpointIdParams, body: updateEndpointBody, response: { 200: endpointSchema } },
+      schema: {
+        tags,
+        security,
+        summary: 'Change url, events, description or enabled; enabling resumes its waiting messages',
+        params: endpointIdParams,
+        body: updateEndpointBody,
+        response: { 200: endpointSchema },
+      },
     },
     async (request) => {
       const project = projectOf(request);
@@ -88,7 +98,17 @@ export const webhooksRoutes: FastifyPluginAsyncZod<Deps> = async (app, deps) => 
 
   app.get(
     '/webhook-endpoints/:id/messages',
-    { config: auth, schema: { tags, security, summary: 'Messages to this endpoint with every attempt, newest first', params: endpointIdParams, querystring: listMessagesQuery, response: { 200: messagePage } } },
+    {
+      config: auth,
+      schema: {
+        tags,
+        security,
+        summary: 'Messages to this endpoint with every attempt, newest first',
+        params: endpointIdParams,
+        querystring: listMessagesQuery,
+        response: { 200: messagePage },
+      },
+    },
     async (request) => service.listMessages(deps, projectOf(request).id, request.params.id, request.query),
   );
 
@@ -106,7 +126,10 @@ export const webhooksRoutes: FastifyPluginAsyncZod<Deps> = async (app, deps) => 
 
   app.post(
     '/webhook-endpoints/:id/replay',
-    { config: auth, schema: { tags, security, summary: 'Send every failed message of [since, until) again', params: endpointIdParams, body: replayWindowBody, response: { 202: replayCount } } },
+    {
+      config: auth,
+      schema: { tags, security, summary: 'Send every failed message of [since, until) again', params: endpointIdParams, body: replayWindowBody, response: { 202: replayCount } },
+    },
     async (request, reply) => {
       const project = projectOf(request);
       service.requireChange(project, 'replay webhook messages');

@@ -1,17 +1,12 @@
 import { z } from 'zod';
 
 /**
- * An `events` entry (contract §14): an exact event name, or a family ending in `.*` (`email.*`,
+ * An `events` entry (docs/decisions/webhook-endpoints.md): an exact event name, or a family ending in `.*` (`email.*`,
  * `contact.*`, `segment.*`), or `*` for every event. A `*` anywhere else matches nothing literally
  * and is refused, so a typo does not silently subscribe to nothing.
  */
 const EVENT_FILTER = /^(\*|[^*\s][^*]*\.\*|[^*]+)$/;
-export const eventFilterField = z
-  .string()
-  .trim()
-  .min(1)
-  .max(200)
-  .regex(EVENT_FILTER, 'Expected an event name, a family such as email.* or contact.*, or * for every event');
+export const eventFilterField = z.string().trim().min(1).max(200).regex(EVENT_FILTER, 'Expected an event name, a family such as email.* or contact.*, or * for every event');
 
 const eventsField = z.array(eventFilterField).min(1).max(100);
 const urlField = z.url().max(2048);

@@ -1,19 +1,19 @@
 import type { Deps } from '../deps.ts';
-import { DEFAULT_PAGE_SIZE, decodeCursor, isCursorTimestamp, MAX_PAGE_SIZE, type Page, pageOf } from '../pagination.ts';
-import type { ProjectContext } from '../http/auth.ts';
 import { badRequest, forbidden, notFound } from '../errors.ts';
+import type { ProjectContext } from '../http/auth.ts';
+import { DEFAULT_PAGE_SIZE, decodeCursor, isCursorTimestamp, MAX_PAGE_SIZE, type Page, pageOf } from '../pagination.ts';
 import * as log from './message-log.queries.ts';
-import * as queries from './webhooks.queries.ts';
-import type { CreateEndpointInput, Endpoint, Message, MessageStatus, UpdateEndpointInput } from './webhooks.schemas.ts';
 import { newSecret } from './signature.ts';
 import { checkEndpointUrl } from './target.ts';
+import * as queries from './webhooks.queries.ts';
+import type { CreateEndpointInput, Endpoint, Message, MessageStatus, UpdateEndpointInput } from './webhooks.schemas.ts';
 
 type ServiceDeps = Pick<Deps, 'db' | 'config' | 'outbound'>;
 
-/** contract §14: after a rotation the old secret signs beside the new one this long. */
+/** docs/decisions/webhook-endpoints.md: after a rotation the old secret signs beside the new one this long. */
 export const ROTATION_OVERLAP_HOURS = 24;
 
-/** contract §14: MEMBER may read endpoints and their log, not change them or replay. */
+/** docs/decisions/webhook-endpoints.md: MEMBER may read endpoints and their log, not change them or replay. */
 export function requireChange(project: ProjectContext, action: string): void {
   if (project.via === 'session' && project.role === 'MEMBER') throw forbidden(`Only OWNER or ADMIN members can ${action}.`);
 }

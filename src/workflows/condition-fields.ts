@@ -10,7 +10,7 @@ const EVENT_SAMPLE = 500;
 type Field = { field: string; type: string; source: 'contact' | 'data' | 'event' | 'context'; operators: string[] };
 
 /**
- * GET /workflows/fields: what a CONDITION step can test (contract §11). The contact's `email` and
+ * GET /workflows/fields: what a CONDITION step can test (docs/decisions/workflows.md). The contact's `email` and
  * `subscribed`, every custom data key (from the cached field stats of GET /contacts/fields), the
  * event names of the project, and with `eventName` the data keys seen in that event's recent
  * occurrences as `event.<key>`. `context.<key>` is free-form: whatever a manual start passes.

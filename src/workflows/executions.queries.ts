@@ -3,7 +3,7 @@ import { cursorTimestampSql } from '../pagination.ts';
 import type { ExecutionRow, ExecutionStatus, StepRecordRow } from './executions.schemas.ts';
 
 /**
- * Admission of new executions (contract §11 re-entry), as CTEs over `cand` (workflow_id,
+ * Admission of new executions (docs/decisions/workflows.md re-entry), as CTEs over `cand` (workflow_id,
  * allow_reentry, contact_id, context, event_id, event_name, event_data; at most one row per
  * workflow and contact). Every entry is remembered in workflow_entries, whose primary key lets a
  * contact into an allowReentry-false workflow once even under concurrent triggers; the partial

@@ -1,29 +1,28 @@
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import type { Deps } from '../deps.ts';
 import { projectOf } from '../http/auth.ts';
-import { workflowParams } from './workflows.schemas.ts';
-import {
-  cancelAllResult,
-  executionDetailSchema,
-  executionPage,
-  executionParams,
-  executionSchema,
-  listExecutionsQuery,
-  startExecutionBody,
-} from './executions.schemas.ts';
+import { cancelAllResult, executionDetailSchema, executionPage, executionParams, executionSchema, listExecutionsQuery, startExecutionBody } from './executions.schemas.ts';
 import { cancelAllExecutions, cancelExecution, getExecution, listExecutions, startExecution } from './executions.service.ts';
+import { workflowParams } from './workflows.schemas.ts';
 
 const tags = ['workflows'];
 const security: Array<Record<string, string[]>> = [{ apiKey: [] }, { session: [] }];
 const config = { auth: 'project' as const };
 
-/** api.md Workflows, the executions rows (contract §11). */
+/** the API reference (Workflows), the executions rows (docs/decisions/workflows.md). */
 export const executionsRoutes: FastifyPluginAsyncZod<Deps> = async (app, deps) => {
   app.post(
     '/workflows/:id/executions',
     {
       config,
-      schema: { tags, security, summary: 'Start an execution for a contact, with an optional context', params: workflowParams, body: startExecutionBody, response: { 201: executionSchema } },
+      schema: {
+        tags,
+        security,
+        summary: 'Start an execution for a contact, with an optional context',
+        params: workflowParams,
+        body: startExecutionBody,
+        response: { 201: executionSchema },
+      },
     },
     async (request, reply) => reply.status(201).send(await startExecution(deps, projectOf(request).id, request.params.id, request.body)),
   );
@@ -32,7 +31,14 @@ export const executionsRoutes: FastifyPluginAsyncZod<Deps> = async (app, deps) =
     '/workflows/:id/executions',
     {
       config,
-      schema: { tags, security, summary: 'Executions, newest first (cursor pagination, status filter)', params: workflowParams, querystring: listExecutionsQuery, response: { 200: executionPage } },
+      schema: {
+        tags,
+        security,
+        summary: 'Executions, newest first (cursor pagination, status filter)',
+        params: workflowParams,
+        querystring: listExecutionsQuery,
+        response: { 200: executionPage },
+      },
     },
     async (request) => listExecutions(deps, projectOf(request).id, request.params.id, request.query),
   );

@@ -1,7 +1,7 @@
 import { findContact } from '../contacts/contacts.queries.ts';
 import type { Deps } from '../deps.ts';
-import { DEFAULT_PAGE_SIZE, decodeCursor, isCursorTimestamp, MAX_PAGE_SIZE, type Page, pageOf } from '../pagination.ts';
 import { AppError, notFound } from '../errors.ts';
+import { DEFAULT_PAGE_SIZE, decodeCursor, isCursorTimestamp, MAX_PAGE_SIZE, type Page, pageOf } from '../pagination.ts';
 import * as queries from './executions.queries.ts';
 import { type Execution, type ListExecutionsInput, type StartExecutionInput, toExecution, toExecutionStep } from './executions.schemas.ts';
 import { enqueueRun } from './workflows.jobs.ts';
@@ -14,7 +14,7 @@ async function requireWorkflow(deps: Pick<Deps, 'db'>, projectId: string, workfl
 }
 
 /**
- * POST /workflows/{id}/executions (contract §11): a manual start for one contact with an optional
+ * POST /workflows/{id}/executions (docs/decisions/workflows.md): a manual start for one contact with an optional
  * `context`. 400 when the workflow is disabled, 404 for an unknown contact, 409 when the re-entry
  * rules refuse. The steps run in the background, never in this request.
  */

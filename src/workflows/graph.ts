@@ -2,7 +2,7 @@ import { AppError } from '../errors.ts';
 import type { StepType } from './step-configs.ts';
 
 /**
- * The graph rules of contract §11, as pure functions over a workflow's steps and transitions.
+ * The graph rules of docs/decisions/workflows.md, as pure functions over a workflow's steps and transitions.
  * Each outgoing edge fills one *outcome* of its step: 'yes'/'no' of a CONDITION, 'event'/'timeout'
  * of a WAIT_FOR_EVENT, 'next' of any other step. An outcome holds at most one edge, and the
  * graph stays acyclic, so an execution reaches each step at most once.

@@ -4,20 +4,20 @@ import { AppError, type FieldError } from '../errors.ts';
 import { toFieldErrors } from '../http/validation.ts';
 import { compile } from '../rendering/engine.ts';
 
-/** The seven step types a user adds (contract §11); TRIGGER is made with the workflow. */
+/** The seven step types a user adds (docs/decisions/workflows.md); TRIGGER is made with the workflow. */
 export const STEP_TYPES = ['SEND_EMAIL', 'DELAY', 'WAIT_FOR_EVENT', 'CONDITION', 'WEBHOOK', 'UPDATE_CONTACT', 'EXIT'] as const;
 export type UserStepType = (typeof STEP_TYPES)[number];
 export type StepType = UserStepType | 'TRIGGER';
 
 export const DELAY_UNITS = { seconds: 1, minutes: 60, hours: 3600, days: 86_400 } as const;
-/** contract §11: a DELAY is at most 365 days; a WAIT_FOR_EVENT timeout has the same ceiling. */
+/** docs/decisions/workflows.md: a DELAY is at most 365 days; a WAIT_FOR_EVENT timeout has the same ceiling. */
 export const MAX_WAIT_SECONDS = 365 * 86_400;
 
 export const VALUE_OPERATORS = ['equals', 'notEquals', 'contains', 'notContains', 'greaterThan', 'lessThan', 'greaterThanOrEqual', 'lessThanOrEqual'] as const;
 export const CONDITION_OPERATORS = [...VALUE_OPERATORS, 'exists', 'notExists'] as const;
 export type ConditionOperator = (typeof CONDITION_OPERATORS)[number];
 
-/** Which operators a CONDITION field takes (contract §4's value operators, §11's fields). */
+/** Which operators a CONDITION field takes (docs/decisions/segments.md's value operators, §11's fields). */
 export function operatorsFor(field: string): readonly ConditionOperator[] {
   if (field === 'email') return ['equals', 'notEquals', 'contains', 'notContains'];
   if (field === 'subscribed') return ['equals', 'notEquals'];
@@ -40,9 +40,14 @@ const waitForEvent = z.object({
 });
 
 const condition = z
-  .object({ field: z.string().regex(CONDITION_FIELD, 'Use email, subscribed, data.<key>, event.<key> or context.<key>.'), operator: z.enum(CONDITION_OPERATORS), value: primitive.optional() })
+  .object({
+    field: z.string().regex(CONDITION_FIELD, 'Use email, subscribed, data.<key>, event.<key> or context.<key>.'),
+    operator: z.enum(CONDITION_OPERATORS),
+    value: primitive.optional(),
+  })
   .superRefine((c, ctx) => {
-    const problem = (path: string, message: string) => ctx.addIssue({ code: 'custom', path: [path], message, params: { code: path === 'operator' ? 'invalid_enum_value' : 'invalid_type' } });
+    const problem = (path: string, message: string) =>
+      ctx.addIssue({ code: 'custom', path: [path], message, params: { code: path === 'operator' ? 'invalid_enum_value' : 'invalid_type' } });
     if (!operatorsFor(c.field).includes(c.operator)) return problem('operator', `${c.field} takes ${operatorsFor(c.field).join(', ')}.`);
     if (c.operator === 'exists' || c.operator === 'notExists') return;
     if (c.value === undefined) return problem('value', `${c.operator} needs a value.`);
@@ -54,9 +59,22 @@ const condition = z
 
 const webhook = z.object({
   // A placeholder may give the whole URL; the rendered URL is checked again when the step runs.
-  url: z.string().trim().min(1).max(2048).regex(/^(https?:\/\/|\{\{)/i, 'Must start with http://, https:// or a placeholder.'),
+  url: z
+    .string()
+    .trim()
+    .min(1)
+    .max(2048)
+    .regex(/^(https?:\/\/|\{\{)/i, 'Must start with http://, https:// or a placeholder.'),
   method: z.enum(['POST', 'PUT', 'PATCH', 'GET']).optional(),
-  headers: z.record(z.string().regex(HEADER_NAME, 'Not a valid header name.'), z.string().max(998).refine((v) => !/[\r\n]/.test(v), 'Must not contain line breaks.')).optional(),
+  headers: z
+    .record(
+      z.string().regex(HEADER_NAME, 'Not a valid header name.'),
+      z
+        .string()
+        .max(998)
+        .refine((v) => !/[\r\n]/.test(v), 'Must not contain line breaks.'),
+    )
+    .optional(),
   body: z.union([z.string().max(100_000), z.record(z.string(), z.unknown())]).optional(),
 });
 
@@ -87,7 +105,7 @@ export type ExitConfig = z.infer<typeof exit>;
 const prefixed = (errors: FieldError[]) => errors.map((error) => ({ ...error, field: error.field ? `config.${error.field}` : 'config' }));
 
 /**
- * A step's config checked for its type (contract §11): shape problems → 422 with `config.<path>`;
+ * A step's config checked for its type (docs/decisions/workflows.md): shape problems → 422 with `config.<path>`;
  * broken placeholders in a WEBHOOK → 400 TEMPLATE_SYNTAX_ERROR naming the field. Returns the
  * config as stored (unknown keys dropped).
  */

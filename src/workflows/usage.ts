@@ -1,5 +1,5 @@
-import { findEventUsage, findFieldUsage, findTemplateUsage } from './workflows.queries.ts';
 import type { EventUsageFinder, FieldUsageFinder, TemplateUsageFinder } from '../deps.ts';
+import { findEventUsage, findFieldUsage, findTemplateUsage } from './workflows.queries.ts';
 
 /**
  * Where workflows reference other resources, for the owners' usage endpoints (wired in

@@ -30,7 +30,9 @@ export async function snapshotLiveGraph(
   existing: 'keep' | 'replace',
 ): Promise<void> {
   const onConflict =
-    existing === 'keep' ? 'DO NOTHING' : 'DO UPDATE SET steps = excluded.steps, transitions = excluded.transitions, created_at = excluded.created_at, created_by = excluded.created_by';
+    existing === 'keep'
+      ? 'DO NOTHING'
+      : 'DO UPDATE SET steps = excluded.steps, transitions = excluded.transitions, created_at = excluded.created_at, created_by = excluded.created_by';
   await db.query(
     `INSERT INTO workflow_versions (project_id, workflow_id, version, steps, transitions, created_by)
      SELECT $1, $2, $3, ${LIVE_STEPS}, ${LIVE_TRANSITIONS}, $4

@@ -42,7 +42,7 @@ const kickers = new WeakMap<JobQueue, () => Promise<void>>();
  */
 function newKicker(deps: Pick<Deps, 'queue' | 'log'>): () => Promise<void> {
   let last = 0;
-  let trailing: NodeJS.Timeout | undefined;
+  let _trailing: NodeJS.Timeout | undefined;
   const kick = () => {
     last = Date.now();
     return enqueueRun(deps.queue);
@@ -50,15 +50,15 @@ function newKicker(deps: Pick<Deps, 'queue' | 'log'>): () => Promise<void> {
   return async () => {
     const wait = KICK_INTERVAL_MS - (Date.now() - last);
     if (wait <= 0) return kick();
-    trailing ??= setTimeout(() => {
-      trailing = undefined;
+    _trailing ??= setTimeout(() => {
+      _trailing = undefined;
       kick().catch((error) => deps.log.warn({ err: error }, 'could not queue a workflow run'));
     }, wait);
   };
 }
 
 /**
- * The workflow engine's jobs (contract §11; docs/decisions/workflows.md). `workflows.run` claims due
+ * The workflow engine's jobs (docs/decisions/workflows.md; docs/decisions/workflows.md). `workflows.run` claims due
  * executions and advances them; it is queued by triggers (workflowTriggers), by timers (DELAY,
  * WAIT_FOR_EVENT timeouts, leases) and by the minute's backstop.
  */
@@ -69,7 +69,7 @@ export function workflowsJobs(deps: Deps): JobDefinition<any>[] {
     name: WORKFLOW_RUN_JOB,
     // No retries: a failed run leaves its executions to their leases, and a later run takes them.
     queue: { policy: 'short', retryLimit: 0, expireInSeconds: 15 * 60 },
-    // Timers are delayed jobs, which NOTIFY does not announce: poll every second (contract §11: 5 s).
+    // Timers are delayed jobs, which NOTIFY does not announce: poll every second (docs/decisions/workflows.md: 5 s).
     work: { batchSize: 10, pollingIntervalSeconds: 1, notifyPollingIntervalSeconds: 1 },
     async handle() {
       if (Date.now() - lastSweep > SWEEP_INTERVAL_MS) {

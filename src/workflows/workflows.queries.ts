@@ -5,7 +5,7 @@ import type { StepRow, TransitionRow, WorkflowRow } from './workflows.schemas.ts
 const STEP_COLUMNS = 'id, workflow_id, type, name, config, created_at';
 const TRANSITION_COLUMNS = 'id, workflow_id, from_step_id, to_step_id, branch';
 
-/** A workflow and its TRIGGER step (contract §11: every workflow starts with one), in one statement. */
+/** A workflow and its TRIGGER step (docs/decisions/workflows.md: every workflow starts with one), in one statement. */
 export async function insertWorkflow(
   db: Queryable,
   projectId: string,
@@ -41,17 +41,14 @@ export async function listWorkflows(db: Queryable, projectId: string): Promise<W
 }
 
 export async function findSteps(db: Queryable, projectId: string, workflowIds: string[]): Promise<StepRow[]> {
-  return db.query<StepRow>(`SELECT ${STEP_COLUMNS} FROM workflow_steps WHERE project_id = $1 AND workflow_id = ANY($2::uuid[]) ORDER BY created_at, id`, [
-    projectId,
-    workflowIds,
-  ]);
+  return db.query<StepRow>(`SELECT ${STEP_COLUMNS} FROM workflow_steps WHERE project_id = $1 AND workflow_id = ANY($2::uuid[]) ORDER BY created_at, id`, [projectId, workflowIds]);
 }
 
 export async function findTransitions(db: Queryable, projectId: string, workflowIds: string[]): Promise<TransitionRow[]> {
-  return db.query<TransitionRow>(
-    `SELECT ${TRANSITION_COLUMNS} FROM workflow_transitions WHERE project_id = $1 AND workflow_id = ANY($2::uuid[]) ORDER BY created_at, id`,
-    [projectId, workflowIds],
-  );
+  return db.query<TransitionRow>(`SELECT ${TRANSITION_COLUMNS} FROM workflow_transitions WHERE project_id = $1 AND workflow_id = ANY($2::uuid[]) ORDER BY created_at, id`, [
+    projectId,
+    workflowIds,
+  ]);
 }
 
 export type WorkflowPatch = {
@@ -114,10 +111,13 @@ export async function insertStep(
   workflowId: string,
   step: { type: StepType; name: string | null; config: Record<string, unknown> },
 ): Promise<StepRow> {
-  const rows = await db.query<StepRow>(
-    `INSERT INTO workflow_steps (project_id, workflow_id, type, name, config) VALUES ($1, $2, $3, $4, $5::jsonb) RETURNING ${STEP_COLUMNS}`,
-    [projectId, workflowId, step.type, step.name, JSON.stringify(step.config)],
-  );
+  const rows = await db.query<StepRow>(`INSERT INTO workflow_steps (project_id, workflow_id, type, name, config) VALUES ($1, $2, $3, $4, $5::jsonb) RETURNING ${STEP_COLUMNS}`, [
+    projectId,
+    workflowId,
+    step.type,
+    step.name,
+    JSON.stringify(step.config),
+  ]);
   return rows[0]!;
 }
 

@@ -1,12 +1,13 @@
+import type { FastifyRequest } from 'fastify';
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import type { Deps } from '../deps.ts';
-import type { FastifyRequest } from 'fastify';
 import { projectOf } from '../http/auth.ts';
 import { conditionFields } from './condition-fields.ts';
 import { simulate } from './engine/simulate.ts';
-import { workflowStats as workflowStatsOf } from './executions.service.ts';
 import { executionsRoutes } from './executions.routes.ts';
+import { workflowStats as workflowStatsOf } from './executions.service.ts';
+import type { Actor } from './versions.ts';
 import {
   conditionFields as conditionFieldsSchema,
   createStepBody,
@@ -16,20 +17,19 @@ import {
   fieldsQuery,
   patchStepBody,
   patchWorkflowBody,
-  stepParams,
-  stepSchema,
   simulateBody,
   simulation,
+  stepParams,
+  stepSchema,
   transitionParams,
   transitionSchema,
   versionList,
   versionParams,
-  workflowStats,
   workflowList,
   workflowParams,
   workflowSchema,
+  workflowStats,
 } from './workflows.schemas.ts';
-import type { Actor } from './versions.ts';
 import * as service from './workflows.service.ts';
 
 const tags = ['workflows'];
@@ -42,7 +42,7 @@ function actorOf(request: FastifyRequest): Actor {
   return request.user ? { userId: request.user.id } : { apiKey: true };
 }
 
-/** api.md Workflows (contract §11): secret key, or session with X-Project-Id. */
+/** the API reference (Workflows) (docs/decisions/workflows.md): secret key, or session with X-Project-Id. */
 export const workflowsRoutes: FastifyPluginAsyncZod<Deps> = async (app, deps) => {
   app.get('/workflows', { config, schema: { tags, security, summary: 'List workflows with their steps and transitions', response: { 200: workflowList } } }, async (request) =>
     service.listWorkflows(deps, projectOf(request).id),
@@ -50,7 +50,15 @@ export const workflowsRoutes: FastifyPluginAsyncZod<Deps> = async (app, deps) =>
 
   app.get(
     '/workflows/stats',
-    { config, schema: { tags, security, summary: 'Per workflow: executions running and waiting now, and finished among those started in the last 7 days', response: { 200: workflowStats } } },
+    {
+      config,
+      schema: {
+        tags,
+        security,
+        summary: 'Per workflow: executions running and waiting now, and finished among those started in the last 7 days',
+        response: { 200: workflowStats },
+      },
+    },
     async (request) => workflowStatsOf(deps, projectOf(request).id),
   );
 
@@ -62,17 +70,25 @@ export const workflowsRoutes: FastifyPluginAsyncZod<Deps> = async (app, deps) =>
 
   app.post(
     '/workflows',
-    { config, schema: { tags, security, summary: 'Create a workflow (EVENT trigger, disabled, with its TRIGGER step)', body: createWorkflowBody, response: { 201: workflowSchema } } },
+    {
+      config,
+      schema: { tags, security, summary: 'Create a workflow (EVENT trigger, disabled, with its TRIGGER step)', body: createWorkflowBody, response: { 201: workflowSchema } },
+    },
     async (request, reply) => reply.status(201).send(await service.createWorkflow(deps, projectOf(request).id, request.body, actorOf(request))),
   );
 
-  app.get('/workflows/:id', { config, schema: { tags, security, summary: 'A workflow with its steps and transitions', params: workflowParams, response: { 200: workflowSchema } } }, async (request) =>
-    service.getWorkflow(deps, projectOf(request).id, request.params.id),
+  app.get(
+    '/workflows/:id',
+    { config, schema: { tags, security, summary: 'A workflow with its steps and transitions', params: workflowParams, response: { 200: workflowSchema } } },
+    async (request) => service.getWorkflow(deps, projectOf(request).id, request.params.id),
   );
 
   app.patch(
     '/workflows/:id',
-    { config, schema: { tags, security, summary: 'Update metadata, trigger, enabled or allowReentry', params: workflowParams, body: patchWorkflowBody, response: { 200: workflowSchema } } },
+    {
+      config,
+      schema: { tags, security, summary: 'Update metadata, trigger, enabled or allowReentry', params: workflowParams, body: patchWorkflowBody, response: { 200: workflowSchema } },
+    },
     async (request) => service.patchWorkflow(deps, projectOf(request).id, request.params.id, request.body),
   );
 
@@ -101,7 +117,14 @@ export const workflowsRoutes: FastifyPluginAsyncZod<Deps> = async (app, deps) =>
     '/workflows/:id/steps/:stepId',
     {
       config,
-      schema: { tags, security, summary: 'Delete a step; splice=true joins its predecessor to its successor', params: stepParams, querystring: deleteStepQuery, response: noContent },
+      schema: {
+        tags,
+        security,
+        summary: 'Delete a step; splice=true joins its predecessor to its successor',
+        params: stepParams,
+        querystring: deleteStepQuery,
+        response: noContent,
+      },
     },
     async (request, reply) => {
       const { id, stepId } = request.params;
@@ -112,7 +135,17 @@ export const workflowsRoutes: FastifyPluginAsyncZod<Deps> = async (app, deps) =>
 
   app.post(
     '/workflows/:id/transitions',
-    { config, schema: { tags, security, summary: 'Connect two steps (branch yes/no out of a CONDITION)', params: workflowParams, body: createTransitionBody, response: { 201: transitionSchema } } },
+    {
+      config,
+      schema: {
+        tags,
+        security,
+        summary: 'Connect two steps (branch yes/no out of a CONDITION)',
+        params: workflowParams,
+        body: createTransitionBody,
+        response: { 201: transitionSchema },
+      },
+    },
     async (request, reply) => reply.status(201).send(await service.addTransition(deps, projectOf(request).id, request.params.id, request.body, actorOf(request))),
   );
 
@@ -127,7 +160,16 @@ export const workflowsRoutes: FastifyPluginAsyncZod<Deps> = async (app, deps) =>
 
   app.get(
     '/workflows/:id/versions',
-    { config, schema: { tags, security, summary: 'Versions of the graph, newest first, with what changed and the executions on each', params: workflowParams, response: { 200: versionList } } },
+    {
+      config,
+      schema: {
+        tags,
+        security,
+        summary: 'Versions of the graph, newest first, with what changed and the executions on each',
+        params: workflowParams,
+        response: { 200: versionList },
+      },
+    },
     async (request) => service.listVersions(deps, projectOf(request).id, request.params.id),
   );
 
@@ -139,7 +181,17 @@ export const workflowsRoutes: FastifyPluginAsyncZod<Deps> = async (app, deps) =>
 
   app.post(
     '/workflows/:id/simulate',
-    { config, schema: { tags, security, summary: 'Dry run: the path a new execution for a contact would take now, with nothing sent or written', params: workflowParams, body: simulateBody, response: { 200: simulation } } },
+    {
+      config,
+      schema: {
+        tags,
+        security,
+        summary: 'Dry run: the path a new execution for a contact would take now, with nothing sent or written',
+        params: workflowParams,
+        body: simulateBody,
+        response: { 200: simulation },
+      },
+    },
     async (request) => simulate(deps, projectOf(request).id, request.params.id, request.body),
   );
 

@@ -41,7 +41,7 @@ export const workflowSchema = z.object({
   triggerConfig: z.object({ eventName: z.string().optional() }),
   enabled: z.boolean(),
   allowReentry: z.boolean(),
-  version: z.number().int().describe('the newest version: each change of an enabled workflow\'s steps or transitions makes one (docs/workflow-versions.md)'),
+  version: z.number().int().describe("the newest version: each change of an enabled workflow's steps or transitions makes one (docs/workflow-versions.md)"),
   steps: z.array(stepSchema),
   transitions: z.array(transitionSchema),
   createdAt: z.string(),
@@ -98,7 +98,10 @@ export const createStepBody = z.object({
   // Both make the step and its edges one change, so a live workflow gets one version and no
   // execution starts on a half-made graph (docs/workflow-versions.md).
   insertOn: z.uuid().optional().describe('a transition to insert the step into: from → step (keeping the branch) → to'),
-  after: z.object({ stepId: z.uuid(), branch: z.string().max(20).nullable().optional() }).optional().describe('a step to connect the new step after'),
+  after: z
+    .object({ stepId: z.uuid(), branch: z.string().max(20).nullable().optional() })
+    .optional()
+    .describe('a step to connect the new step after'),
 });
 export type CreateStepInput = z.infer<typeof createStepBody>;
 
@@ -138,7 +141,10 @@ export const versionList = z.object({ data: z.array(versionSchema) });
 
 export const simulateBody = z.object({
   contactId: z.uuid(),
-  event: z.object({ name: eventName, data: z.record(z.string(), z.unknown()).optional() }).optional().describe('the triggering event; a WAIT_FOR_EVENT for its name follows its event branch'),
+  event: z
+    .object({ name: eventName, data: z.record(z.string(), z.unknown()).optional() })
+    .optional()
+    .describe('the triggering event; a WAIT_FOR_EVENT for its name follows its event branch'),
 });
 export type SimulateInput = z.infer<typeof simulateBody>;
 

@@ -3,8 +3,8 @@ import type { Deps } from '../deps.ts';
 import { AppError, badRequest, notFound } from '../errors.ts';
 import { checkEdgesStillValid, checkNewEdge, type GraphEdge, type GraphStep, spliceEdge } from './graph.ts';
 import { parseStepConfig } from './step-configs.ts';
-import { type Actor, afterGraphChange, beforeGraphChange, listVersions as listVersionsOf, newVersion, type VersionSummary, versionGraph } from './versions.ts';
 import { replaceLiveGraph } from './versions.queries.ts';
+import { type Actor, afterGraphChange, beforeGraphChange, listVersions as listVersionsOf, newVersion, type VersionSummary, versionGraph } from './versions.ts';
 import * as queries from './workflows.queries.ts';
 import {
   type CreateStepInput,
@@ -28,7 +28,7 @@ async function withGraph(db: Queryable, projectId: string, row: WorkflowRow): Pr
   return toWorkflow(row, steps, transitions);
 }
 
-/** POST /workflows (contract §11): EVENT-triggered, disabled, with its TRIGGER step. */
+/** POST /workflows (docs/decisions/workflows.md): EVENT-triggered, disabled, with its TRIGGER step. */
 export async function createWorkflow(deps: Pick<Deps, 'db'>, projectId: string, input: CreateWorkflowInput, actor: Actor): Promise<Workflow> {
   return deps.db.transaction(async (tx) => {
     const row = await queries.insertWorkflow(tx, projectId, {
@@ -54,12 +54,20 @@ export async function listWorkflows(deps: Pick<Deps, 'db'>, projectId: string): 
   const rows = await queries.listWorkflows(deps.db, projectId);
   const ids = rows.map((row) => row.id);
   const [steps, transitions] = [await queries.findSteps(deps.db, projectId, ids), await queries.findTransitions(deps.db, projectId, ids)];
-  return { data: rows.map((row) => toWorkflow(row, steps.filter((s) => s.workflow_id === row.id), transitions.filter((t) => t.workflow_id === row.id))) };
+  return {
+    data: rows.map((row) =>
+      toWorkflow(
+        row,
+        steps.filter((s) => s.workflow_id === row.id),
+        transitions.filter((t) => t.workflow_id === row.id),
+      ),
+    ),
+  };
 }
 
 /**
  * PATCH /workflows/{id}. triggerType EVENT needs an event name (given now or kept from before);
- * `enabled: false` stops new entries while running executions continue (contract §11).
+ * `enabled: false` stops new entries while running executions continue (docs/decisions/workflows.md).
  */
 export async function patchWorkflow(deps: Pick<Deps, 'db'>, projectId: string, id: string, input: PatchWorkflowInput): Promise<Workflow> {
   return deps.db.transaction(async (tx) => {
@@ -83,7 +91,7 @@ export async function patchWorkflow(deps: Pick<Deps, 'db'>, projectId: string, i
   });
 }
 
-/** DELETE /workflows/{id}: 409 while executions are RUNNING or WAITING (contract §11). */
+/** DELETE /workflows/{id}: 409 while executions are RUNNING or WAITING (docs/decisions/workflows.md). */
 export async function deleteWorkflow(deps: Pick<Deps, 'db'>, projectId: string, id: string): Promise<void> {
   await deps.db.transaction(async (tx) => {
     // This lock also holds off triggers: a new execution's foreign key check waits for it.

@@ -3,11 +3,11 @@ import { randomUUID } from 'node:crypto';
 import { after, before, describe, test } from 'node:test';
 import { createAccount, createProject, type TestProject, uniqueEmail } from '../kit/accounts.ts';
 import { client } from '../kit/http.ts';
-import { startTestServer, type TestServer } from '../kit/server.ts';
 import { waitForRollup } from '../kit/rollups.ts';
+import { startTestServer, type TestServer } from '../kit/server.ts';
 import { buildWorkflow, enable, waitForExecution } from '../kit/workflows.ts';
 
-describe('Activity (api.md Activity; contract §12)', () => {
+describe('Activity (the API reference (Activity); docs/decisions/contacts-and-events.md)', () => {
   let server: TestServer;
   before(async () => {
     server = await startTestServer();
@@ -32,7 +32,11 @@ describe('Activity (api.md Activity; contract §12)', () => {
     const feed = await project.api.get('/activity');
     assert.equal(feed.status, 200, feed.text);
     const times = feed.body.data.map((item: any) => Date.parse(item.timestamp));
-    assert.deepEqual(times, [...times].sort((a, b) => b - a), 'newest first');
+    assert.deepEqual(
+      times,
+      [...times].sort((a, b) => b - a),
+      'newest first',
+    );
     // contact.unsubscribed and ada's opened-app are recorded together, so they share a timestamp.
     const key = (item: any) => `${item.type} ${item.contact.email}`;
     assert.deepEqual(feed.body.data.map(key).slice(0, 1), [`opened-app ${bob.toLowerCase()}`]);
@@ -45,9 +49,15 @@ describe('Activity (api.md Activity; contract §12)', () => {
     assert.equal(feed.body.cursor, null);
 
     const exact = await project.api.get('/activity?type=signed-up');
-    assert.deepEqual(exact.body.data.map((i: any) => i.contact.email), [bob.toLowerCase(), ada.toLowerCase()]);
+    assert.deepEqual(
+      exact.body.data.map((i: any) => i.contact.email),
+      [bob.toLowerCase(), ada.toLowerCase()],
+    );
     const family = await project.api.get('/activity?type=contact.*');
-    assert.deepEqual(family.body.data.map((i: any) => i.type), ['contact.unsubscribed']);
+    assert.deepEqual(
+      family.body.data.map((i: any) => i.type),
+      ['contact.unsubscribed'],
+    );
     assert.equal(family.body.total, 1, 'an exact count once the rollup has run, else at least the page');
     const ofAda = await project.api.get(`/activity?contactId=${first.contact}`);
     assert.deepEqual(ofAda.body.data.map((i: any) => i.type).sort(), ['contact.unsubscribed', 'opened-app', 'signed-up']);
@@ -66,7 +76,10 @@ describe('Activity (api.md Activity; contract §12)', () => {
       pages++;
     } while (cursor);
     assert.equal(pages, 3);
-    assert.deepEqual(seen, feed.body.data.map((i: any) => i.id));
+    assert.deepEqual(
+      seen,
+      feed.body.data.map((i: any) => i.id),
+    );
 
     await waitForRollup(project.api);
     assert.equal((await project.api.get('/activity')).body.total, 5, 'total of the first page from the rollup');
@@ -138,12 +151,18 @@ describe('Activity (api.md Activity; contract §12)', () => {
     await insert('a draft', 'DRAFT', null);
     const upcoming = await project.api.get('/activity/upcoming');
     assert.equal(upcoming.status, 200, upcoming.text);
-    assert.deepEqual(upcoming.body.data.map((i: any) => [i.type, i.name, i.data.recipients]), [
-      ['campaign.scheduled', 'in 2 hours', 7],
-      ['campaign.scheduled', 'in 30 hours', 7],
-    ]);
+    assert.deepEqual(
+      upcoming.body.data.map((i: any) => [i.type, i.name, i.data.recipients]),
+      [
+        ['campaign.scheduled', 'in 2 hours', 7],
+        ['campaign.scheduled', 'in 30 hours', 7],
+      ],
+    );
     const soon = await project.api.get('/activity/upcoming?hours=24');
-    assert.deepEqual(soon.body.data.map((i: any) => i.name), ['in 2 hours']);
+    assert.deepEqual(
+      soon.body.data.map((i: any) => i.name),
+      ['in 2 hours'],
+    );
     const other = await createProject(server.url);
     assert.deepEqual((await other.api.get('/activity/upcoming')).body.data, [], 'another project sees none');
   });
@@ -157,7 +176,10 @@ describe('Activity (api.md Activity; contract §12)', () => {
     const upcoming = await project.api.get('/activity/upcoming');
     assert.equal(upcoming.status, 200, upcoming.text);
     const [item] = upcoming.body.data;
-    assert.deepEqual([item.type, item.id, item.name, item.contact.id, item.data.stepId, item.data.stepType], ['workflow.waiting', flow.id, 'Nurture', contact, flow.stepIds[0], 'DELAY']);
+    assert.deepEqual(
+      [item.type, item.id, item.name, item.contact.id, item.data.stepId, item.data.stepType],
+      ['workflow.waiting', flow.id, 'Nurture', contact, flow.stepIds[0], 'DELAY'],
+    );
     const due = Date.parse(item.at) - Date.now();
     assert.ok(due > 2.9 * 3600_000 && due <= 3 * 3600_000, `due in about 3 hours: ${item.at}`);
     assert.deepEqual((await project.api.get('/activity/upcoming?hours=2')).body.data, []);

@@ -5,7 +5,7 @@ import { client } from '../kit/http.ts';
 import { startTestServer, type TestServer } from '../kit/server.ts';
 import { type SinkMessage, type SmtpSink, startSmtpSink } from '../kit/smtp.ts';
 
-describe('Email verification, password reset and OAuth configuration (api.md Account administration)', () => {
+describe('Email verification, password reset and OAuth configuration (the API reference: account administration)', () => {
   let server: TestServer;
   let sink: SmtpSink;
   before(async () => {
@@ -40,7 +40,7 @@ describe('Email verification, password reset and OAuth configuration (api.md Acc
     assert.equal(message.parsed.subject, 'Reset your password');
     assert.equal(message.envelope.from, 'no-reply@mail.example.test');
     const token = tokenIn(message);
-    assert.ok(message.parsed.html && message.parsed.html.includes(`https://mail.example.test/reset-password?token=${encodeURIComponent(token)}`));
+    assert.ok(typeof message.parsed.html === 'string' && message.parsed.html.includes(`https://mail.example.test/reset-password?token=${encodeURIComponent(token)}`));
 
     const reset = await http().post('/auth/reset-password', { token, password: 'a brand new password' });
     assert.equal(reset.status, 200, reset.text);
@@ -82,7 +82,10 @@ describe('Email verification, password reset and OAuth configuration (api.md Acc
     assert.equal((await http().post('/auth/request-password-reset', { email: unknown })).status, 202);
     const malformed = await http().post('/auth/request-password-reset', { email: '' });
     assert.equal(malformed.status, 422, 'an empty address is refused, not mailed to no one');
-    assert.deepEqual(malformed.body.error.errors.map((e: any) => [e.field, e.code]), [['email', 'invalid_string']]);
+    assert.deepEqual(
+      malformed.body.error.errors.map((e: any) => [e.field, e.code]),
+      [['email', 'invalid_string']],
+    );
     await http().post('/auth/request-password-reset', { email: account.email });
     const older = tokenIn(await mailTo(account.email, 1));
     await http().post('/auth/request-password-reset', { email: account.email });

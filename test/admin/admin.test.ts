@@ -3,11 +3,11 @@ import { after, before, describe, test } from 'node:test';
 import { type Account, createAccount, createProject, type TestProject, uniqueEmail } from '../kit/accounts.ts';
 import type { DnsServer } from '../kit/dns.ts';
 import { publishRecords, uniqueDomain, verifiedDomain } from '../kit/domains.ts';
+import { waitForStatus } from '../kit/emails.ts';
 import { client } from '../kit/http.ts';
 import { startTestServerWithDns, type TestServer } from '../kit/server.ts';
-import { waitForStatus } from '../kit/emails.ts';
 
-describe('Project administration: setup-state, reset, audit log (issue 7)', () => {
+describe('Project administration: setup-state, reset, audit log', () => {
   let server: TestServer;
   let dns: DnsServer;
   before(async () => {

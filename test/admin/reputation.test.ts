@@ -2,25 +2,23 @@ import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { assess } from '../../src/reputation/reputation.service.ts';
 import { type Account, createAccount, createProject, type TestProject, uniqueEmail } from '../kit/accounts.ts';
-import { startDnsServer, type DnsServer } from '../kit/dns.ts';
+import { type DnsServer, startDnsServer } from '../kit/dns.ts';
 import { verifiedDomain } from '../kit/domains.ts';
+import { waitForStatus } from '../kit/emails.ts';
 import { client } from '../kit/http.ts';
+import { waitForRollup } from '../kit/rollups.ts';
 import { startTestServer, type TestServer } from '../kit/server.ts';
 import { type SmtpSink, startSmtpSink } from '../kit/smtp.ts';
-import { waitForStatus } from '../kit/emails.ts';
-import { waitForRollup } from '../kit/rollups.ts';
 
-describe('reputation levels (issue 7 thresholds, after 100 sends)', () => {
+describe('reputation levels (the industry thresholds, after 100 sends)', () => {
   const at = (attempted: number, bounced: number, complained: number) => assess({ attempted, bounced, complained });
   test('hard bounces: warning from 5 %, critical from 10 %; complaints: 0.1 % and 0.3 %; nothing judged under 100 sends', () => {
     assert.equal(at(99, 50, 50).level, 'insufficient_data');
     assert.deepEqual([at(100, 4, 0).bounceLevel, at(100, 5, 0).bounceLevel, at(100, 9, 0).bounceLevel, at(100, 10, 0).bounceLevel], ['ok', 'warning', 'warning', 'critical']);
-    assert.deepEqual([at(1000, 0, 0).complaintLevel, at(1000, 0, 1).complaintLevel, at(1000, 0, 2).complaintLevel, at(1000, 0, 3).complaintLevel], [
-      'ok',
-      'warning',
-      'warning',
-      'critical',
-    ]);
+    assert.deepEqual(
+      [at(1000, 0, 0).complaintLevel, at(1000, 0, 1).complaintLevel, at(1000, 0, 2).complaintLevel, at(1000, 0, 3).complaintLevel],
+      ['ok', 'warning', 'warning', 'critical'],
+    );
     assert.equal(at(1000, 60, 3).level, 'critical', 'the worse of the two');
     assert.equal(at(1000, 60, 0).level, 'warning');
     assert.equal(at(1000, 0, 0).bounceRate, 0);
@@ -41,7 +39,12 @@ async function sendHundred(server: TestServer, dns: DnsServer, project: TestProj
   // then the API (key or session) answers 403 to a poll of the records.
   const deadline = Date.now() + 30_000;
   const settled = async () =>
-    (await server.deps.db.query<{ n: number }>(`SELECT count(*)::int AS n FROM emails WHERE project_id = $1 AND id = ANY($2::uuid[]) AND status IN ('DELIVERED', 'BOUNCED')`, [project.id, ids]))[0]!.n;
+    (
+      await server.deps.db.query<{ n: number }>(`SELECT count(*)::int AS n FROM emails WHERE project_id = $1 AND id = ANY($2::uuid[]) AND status IN ('DELIVERED', 'BOUNCED')`, [
+        project.id,
+        ids,
+      ])
+    )[0]!.n;
   while ((await settled()) < ids.length) {
     assert.ok(Date.now() < deadline, 'the 100 records did not settle');
     await new Promise((resolve) => setTimeout(resolve, 100));
@@ -85,10 +88,7 @@ describe('automatic disabling for a critical bounce rate (AUTO_DISABLE=true), an
     }
     assert.equal(state.status, 200);
     assert.equal(state.body.status, 'critical');
-    assert.deepEqual(
-      [state.body.last7Days.sends, state.body.last7Days.bounced, state.body.last7Days.bounceRate, state.body.last7Days.bounceLevel],
-      [100, 11, 0.11, 'critical'],
-    );
+    assert.deepEqual([state.body.last7Days.sends, state.body.last7Days.bounced, state.body.last7Days.bounceRate, state.body.last7Days.bounceLevel], [100, 11, 0.11, 'critical']);
     assert.equal(state.body.allTime.bounced, 11);
     assert.equal(state.body.autoDisable, true);
     assert.match(state.body.disabledReason, /hard bounce rate 11\.0% \(critical at 10\.0%\) over 100 sends/);

@@ -11,7 +11,7 @@ import { type SmtpSink, startSmtpSink } from '../kit/smtp.ts';
 
 const SYSTEM_DOMAIN = 'notify.mailroom-ops.example.test';
 
-describe('the server’s own mail is signed with SYSTEM_FROM’s key (contract §1, §6)', () => {
+describe('the server’s own mail is signed with SYSTEM_FROM’s key (docs/architecture.md, §6)', () => {
   let dns: DnsServer;
   let sink: SmtpSink;
   before(async () => {
@@ -54,7 +54,11 @@ describe('the server’s own mail is signed with SYSTEM_FROM’s key (contract �
       assert.equal(message!.envelope.from, `no-reply@${SYSTEM_DOMAIN}`);
       assert.equal(message!.parsed.from?.value[0]?.name, 'Mailroom Ops');
       const verdicts = await receiver(dns)(message!.raw, { ip: '127.0.0.1', sender: message!.envelope.from });
-      assert.deepEqual({ dkim: verdicts.dkim, d: verdicts.dkimDomain, spf: verdicts.spf, dmarc: verdicts.dmarc }, { dkim: 'pass', d: SYSTEM_DOMAIN, spf: 'pass', dmarc: 'pass' }, verdicts.detail);
+      assert.deepEqual(
+        { dkim: verdicts.dkim, d: verdicts.dkimDomain, spf: verdicts.spf, dmarc: verdicts.dmarc },
+        { dkim: 'pass', d: SYSTEM_DOMAIN, spf: 'pass', dmarc: 'pass' },
+        verdicts.detail,
+      );
       await server.close();
     } finally {
       await environment.cleanup();

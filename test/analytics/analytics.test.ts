@@ -7,14 +7,14 @@ import { simpleParser } from 'mailparser';
 import { createAccount, createProject, type TestProject, uniqueEmail } from '../kit/accounts.ts';
 import type { DnsServer } from '../kit/dns.ts';
 import { verifiedDomain } from '../kit/domains.ts';
-import { client } from '../kit/http.ts';
-import { startTestServerWithDns, type TestServer } from '../kit/server.ts';
 import { waitForStatus } from '../kit/emails.ts';
+import { client } from '../kit/http.ts';
 import { rebuildRollups, waitForRollup } from '../kit/rollups.ts';
+import { startTestServerWithDns, type TestServer } from '../kit/server.ts';
 
 type SeedEvent = { name: string; at: string; data?: Record<string, unknown> };
 
-describe('Analytics (api.md Analytics; issue 7): rollups, windows, buckets and time zones', () => {
+describe('Analytics (the API reference (Analytics)): rollups, windows, buckets and time zones', () => {
   let server: TestServer;
   let dns: DnsServer;
   before(async () => {
@@ -86,7 +86,10 @@ describe('Analytics (api.md Analytics; issue 7): rollups, windows, buckets and t
     const hourly = await project.api.get(`/analytics/timeseries?from=${new Date(Date.now() - 3 * 3600_000).toISOString()}`);
     assert.equal(hourly.body.interval, 'hour', 'short windows default to hours');
     assert.ok(hourly.body.data.length >= 3 && hourly.body.data.length <= 4);
-    assert.equal(hourly.body.data.reduce((sum: number, p: any) => sum + p.uniqueOpened, 0), 2);
+    assert.equal(
+      hourly.body.data.reduce((sum: number, p: any) => sum + p.uniqueOpened, 0),
+      2,
+    );
   });
 
   test('buckets follow the time zone: local midnights, a 23-hour DST day, half-hour offsets', async () => {
@@ -191,7 +194,10 @@ describe('Analytics (api.md Analytics; issue 7): rollups, windows, buckets and t
     assert.equal(one.body.data.length, 1);
     assert.deepEqual([one.body.data[0].name, one.body.data[0].sent, one.body.data[0].opened, one.body.data[0].uniqueOpened], ['Big', 10, 7, 3]);
     assert.equal(one.body.interval, 'hour');
-    assert.equal(one.body.series.reduce((sum: number, p: any) => sum + p.sent, 0), 10);
+    assert.equal(
+      one.body.series.reduce((sum: number, p: any) => sum + p.sent, 0),
+      10,
+    );
     const unsent = await campaign('Never sent');
     const empty = await project.api.get(`/analytics/campaign-stats?campaignId=${unsent}`);
     assert.equal(empty.status, 200);
@@ -219,10 +225,16 @@ describe('Analytics (api.md Analytics; issue 7): rollups, windows, buckets and t
       { name: 'purchased', count: 1 },
     ]);
     const all = await project.api.get('/analytics/top-events?include=all&limit=2');
-    assert.deepEqual(all.body.data.map((e: any) => e.name), ['signed-up', 'viewed']);
+    assert.deepEqual(
+      all.body.data.map((e: any) => e.name),
+      ['signed-up', 'viewed'],
+    );
     assert.ok((await project.api.get('/analytics/top-events?include=all')).body.data.some((e: any) => e.name === 'contact.unsubscribed'));
     assert.equal((await project.api.delete('/events/viewed')).status, 200);
-    assert.deepEqual((await project.api.get('/analytics/top-events')).body.data.map((e: any) => e.name), ['signed-up', 'purchased']);
+    assert.deepEqual(
+      (await project.api.get('/analytics/top-events')).body.data.map((e: any) => e.name),
+      ['signed-up', 'purchased'],
+    );
   });
 
   test('windows are checked (400), a MEMBER session reads them, the public key and strangers cannot', async () => {

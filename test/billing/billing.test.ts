@@ -7,7 +7,7 @@ import { client } from '../kit/http.ts';
 import { startTestServerWithDns, type TestServer } from '../kit/server.ts';
 import { buildWorkflow, enable, waitForExecution } from '../kit/workflows.ts';
 
-describe('Billing limits, consumption, invoices and payment-provider endpoints (issue 7)', () => {
+describe('Billing limits, consumption, invoices and payment-provider endpoints', () => {
   let server: TestServer;
   let dns: DnsServer;
   before(async () => {

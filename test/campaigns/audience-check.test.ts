@@ -2,11 +2,11 @@ import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
 import { after, before, describe, test } from 'node:test';
 import { createProject, type TestProject } from '../kit/accounts.ts';
+import { campaignBody, createCampaign, waitForCampaign } from '../kit/campaigns.ts';
 import type { DnsServer } from '../kit/dns.ts';
 import { verifiedDomain } from '../kit/domains.ts';
 import { startTestServerWithDns, type TestServer } from '../kit/server.ts';
 import { type SmtpSink, startSmtpSink } from '../kit/smtp.ts';
-import { campaignBody, createCampaign, waitForCampaign } from '../kit/campaigns.ts';
 
 const at = (label: string) => `${label}@check.example.test`;
 const proOnly = { logic: 'AND', groups: [{ filters: [{ field: 'data.plan', operator: 'equals', value: 'pro' }] }] };
@@ -49,7 +49,10 @@ describe('the audience check: who a send would mail now, and why not the others 
     assert.ok(suppress.status < 300, suppress.text);
     const segment = await project.api.post('/segments', {
       name: 'Free, or held back',
-      condition: { logic: 'OR', groups: [{ filters: [{ field: 'data.plan', operator: 'equals', value: 'free' }] }, { filters: [{ field: 'email', operator: 'contains', value: 'pro-s' }] }] },
+      condition: {
+        logic: 'OR',
+        groups: [{ filters: [{ field: 'data.plan', operator: 'equals', value: 'free' }] }, { filters: [{ field: 'email', operator: 'contains', value: 'pro-s' }] }],
+      },
     });
     assert.equal(segment.status, 201, segment.text);
     segmentId = segment.body.id;
@@ -94,7 +97,10 @@ describe('the audience check: who a send would mail now, and why not the others 
         const campaign = await createCampaign(project.api, campaignBody(from, { type, subject, ...audience }));
         const saved = await project.api.get(`/campaigns/${campaign.id}/audience`);
         assert.equal(saved.status, 200, saved.text);
-        assert.deepEqual({ ...saved.body, sample: saved.body.sample.map((c: { email: string }) => c.email) }, { ...check.body, sample: sample.map((c: { email: string }) => c.email) });
+        assert.deepEqual(
+          { ...saved.body, sample: saved.body.sample.map((c: { email: string }) => c.email) },
+          { ...check.body, sample: sample.map((c: { email: string }) => c.email) },
+        );
 
         assert.equal((await project.api.post(`/campaigns/${campaign.id}/send`)).status, 200);
         const done = await waitForCampaign(project.api, campaign.id, ['SENT']);
@@ -109,7 +115,7 @@ describe('the audience check: who a send would mail now, and why not the others 
     }
   }
 
-  test("the recipients list: every record of the send, paged, with its status, and filtered by status", async () => {
+  test('the recipients list: every record of the send, paged, with its status, and filtered by status', async () => {
     const subject = `Recipients ${randomUUID()}`;
     const campaign = await createCampaign(project.api, campaignBody(from, { subject, type: 'TRANSACTIONAL' }));
     await project.api.post(`/campaigns/${campaign.id}/send`);
@@ -119,9 +125,16 @@ describe('the audience check: who a send would mail now, and why not the others 
     assert.deepEqual([first.body.total, first.body.totalPages, first.body.data.length], [9, 2, 5], 'eight sent and one SUPPRESSED record');
     const second = await project.api.get(`/campaigns/${campaign.id}/recipients?pageSize=5&page=2`);
     const all = [...first.body.data, ...second.body.data];
-    assert.deepEqual(all.map((r: { email: string }) => r.email), [...all.map((r: { email: string }) => r.email)].sort(), 'by address');
+    assert.deepEqual(
+      all.map((r: { email: string }) => r.email),
+      [...all.map((r: { email: string }) => r.email)].sort(),
+      'by address',
+    );
     const suppressed = await project.api.get(`/campaigns/${campaign.id}/recipients?status=SUPPRESSED`);
-    assert.deepEqual(suppressed.body.data.map((r: { email: string; status: string }) => [r.email, r.status]), [[at('pro-suppressed'), 'SUPPRESSED']]);
+    assert.deepEqual(
+      suppressed.body.data.map((r: { email: string; status: string }) => [r.email, r.status]),
+      [[at('pro-suppressed'), 'SUPPRESSED']],
+    );
     const email = await project.api.get(`/emails/${all[0].emailId}`);
     assert.equal(email.status, 200, 'each row links to its email record');
     assert.equal((await project.api.get(`/campaigns/${randomUUID()}/recipients`)).status, 404);

@@ -2,16 +2,16 @@ import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
 import { after, before, describe, test } from 'node:test';
 import { createProject, type TestProject } from '../kit/accounts.ts';
+import { campaignBody, countByRecipient, createCampaign, waitForCampaign } from '../kit/campaigns.ts';
 import type { DnsServer } from '../kit/dns.ts';
 import { verifiedDomain } from '../kit/domains.ts';
 import { startTestServerWithDns, type TestServer } from '../kit/server.ts';
 import { type SmtpSink, startSmtpSink } from '../kit/smtp.ts';
-import { campaignBody, countByRecipient, createCampaign, waitForCampaign } from '../kit/campaigns.ts';
 
 const at = (label: string) => `${label}@audience.example.test`;
 const proOnly = { logic: 'AND', groups: [{ filters: [{ field: 'data.plan', operator: 'equals', value: 'pro' }] }] };
 
-describe('campaign audiences: SEGMENT and FILTERED (contract §4, §9, §10)', () => {
+describe('campaign audiences: SEGMENT and FILTERED (docs/decisions/segments.md, §9, §10)', () => {
   let server: TestServer;
   let dns: DnsServer;
   let sink: SmtpSink;
@@ -40,7 +40,13 @@ describe('campaign audiences: SEGMENT and FILTERED (contract §4, §9, §10)', (
   /** Sends a campaign, waits for SENT, and returns who received it. */
   async function sendAndCollect(campaign: { id: string; subject: string }) {
     const marker = `[${campaign.id}]`;
-    const res = await project.api.put(`/campaigns/${campaign.id}`, { ...(await project.api.get(`/campaigns/${campaign.id}`)).body.data, subject: marker, description: undefined, fromName: undefined, replyTo: undefined });
+    const res = await project.api.put(`/campaigns/${campaign.id}`, {
+      ...(await project.api.get(`/campaigns/${campaign.id}`)).body.data,
+      subject: marker,
+      description: undefined,
+      fromName: undefined,
+      replyTo: undefined,
+    });
     assert.equal(res.status, 200, res.text);
     assert.equal((await project.api.post(`/campaigns/${campaign.id}/send`)).status, 200);
     const done = await waitForCampaign(project.api, campaign.id, ['SENT']);
@@ -60,7 +66,17 @@ describe('campaign audiences: SEGMENT and FILTERED (contract §4, §9, §10)', (
   });
 
   test('FILTERED: an invalid condition is a 422 naming the path of the bad filter; an unknown segment in it too', async () => {
-    const bad = { logic: 'AND', groups: [{ filters: [{ field: 'data.plan', operator: 'equals', value: 'pro' }, { field: 'data.plan', operator: 'triggered' }] }] };
+    const bad = {
+      logic: 'AND',
+      groups: [
+        {
+          filters: [
+            { field: 'data.plan', operator: 'equals', value: 'pro' },
+            { field: 'data.plan', operator: 'triggered' },
+          ],
+        },
+      ],
+    };
     const res = await project.api.post('/campaigns', campaignBody(from, { audienceType: 'FILTERED', audienceCondition: bad }));
     assert.equal(res.status, 422, res.text);
     assert.equal(res.body.error.code, 'VALIDATION_ERROR');
@@ -128,7 +144,22 @@ describe('campaign audiences: SEGMENT and FILTERED (contract §4, §9, §10)', (
     await own.api.post('/contacts', { email: at('usage'), data: { plan: 'pro', city: 'Oslo' } });
     const condition = {
       logic: 'OR',
-      groups: [{ filters: [{ field: 'data.plan', operator: 'exists' }], conditions: { logic: 'AND', groups: [{ filters: [{ field: 'event.upgraded', operator: 'triggered' }, { field: 'email', operator: 'contains', value: '@' }] }] } }],
+      groups: [
+        {
+          filters: [{ field: 'data.plan', operator: 'exists' }],
+          conditions: {
+            logic: 'AND',
+            groups: [
+              {
+                filters: [
+                  { field: 'event.upgraded', operator: 'triggered' },
+                  { field: 'email', operator: 'contains', value: '@' },
+                ],
+              },
+            ],
+          },
+        },
+      ],
     };
     const campaign = await createCampaign(own.api, campaignBody(sender, { name: 'Uses plan', audienceType: 'FILTERED', audienceCondition: condition }));
     const plan = await own.api.get('/contacts/fields/plan/usage');

@@ -2,13 +2,13 @@ import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
 import { after, before, describe, test } from 'node:test';
 import { createProject, type TestProject } from '../kit/accounts.ts';
+import { campaignBody, createCampaign, makeContacts, seedContacts, waitForCampaign } from '../kit/campaigns.ts';
 import type { DnsServer } from '../kit/dns.ts';
 import { verifiedDomain } from '../kit/domains.ts';
 import { startTestServerWithDns, type TestServer } from '../kit/server.ts';
 import { type SmtpSink, startSmtpSink } from '../kit/smtp.ts';
-import { campaignBody, createCampaign, makeContacts, seedContacts, waitForCampaign } from '../kit/campaigns.ts';
 
-describe('campaigns: create, read, replace, list, duplicate, delete (api.md Campaigns; contract §9)', () => {
+describe('campaigns: create, read, replace, list, duplicate, delete (the API reference (Campaigns); docs/decisions/campaigns.md)', () => {
   let server: TestServer;
   let dns: DnsServer;
   let sink: SmtpSink;
@@ -36,7 +36,10 @@ describe('campaigns: create, read, replace, list, duplicate, delete (api.md Camp
     assert.equal(campaign.audienceType, 'ALL');
     assert.equal(campaign.from, from);
     assert.equal(campaign.description, 'for everyone');
-    assert.deepEqual([campaign.fromName, campaign.replyTo, campaign.segmentId, campaign.audienceCondition, campaign.scheduledFor, campaign.sentAt], [null, null, null, null, null, null]);
+    assert.deepEqual(
+      [campaign.fromName, campaign.replyTo, campaign.segmentId, campaign.audienceCondition, campaign.scheduledFor, campaign.sentAt],
+      [null, null, null, null, null, null],
+    );
     assert.equal(campaign.totalRecipients, 8, 'subscribed contacts only (MARKETING)');
     assert.deepEqual([campaign.sentCount, campaign.deliveredCount, campaign.openedCount, campaign.clickedCount, campaign.bouncedCount], [0, 0, 0, 0, 0]);
     assert.equal(campaign.projectId, project.id);
@@ -60,7 +63,10 @@ describe('campaigns: create, read, replace, list, duplicate, delete (api.md Camp
     ] as const) {
       const res = await project.api.post('/campaigns', body);
       assert.equal(res.status, 422, `${field}: ${res.text}`);
-      assert.ok(res.body.error.errors.some((e: { field: string }) => e.field === field), res.text);
+      assert.ok(
+        res.body.error.errors.some((e: { field: string }) => e.field === field),
+        res.text,
+      );
     }
 
     const noSegment = await project.api.post('/campaigns', campaignBody(from, { audienceType: 'SEGMENT' }));
@@ -87,7 +93,10 @@ describe('campaigns: create, read, replace, list, duplicate, delete (api.md Camp
     const template = await project.api.post('/templates', { name: 'T', subject: 'From the template', body: '<p>template body</p>', from, fromName: 'News', type: 'TRANSACTIONAL' });
     assert.equal(template.status, 201, template.text);
     const campaign = await createCampaign(project.api, { name: 'From T', audienceType: 'ALL', templateId: template.body.id, subject: 'Own subject' });
-    assert.deepEqual([campaign.subject, campaign.body, campaign.from, campaign.fromName, campaign.type, campaign.templateId], ['Own subject', '<p>template body</p>', from, 'News', 'TRANSACTIONAL', template.body.id]);
+    assert.deepEqual(
+      [campaign.subject, campaign.body, campaign.from, campaign.fromName, campaign.type, campaign.templateId],
+      ['Own subject', '<p>template body</p>', from, 'News', 'TRANSACTIONAL', template.body.id],
+    );
     const usage = await project.api.get(`/templates/${template.body.id}/usage`);
     assert.equal(usage.status, 200, usage.text);
     assert.deepEqual(usage.body.campaigns, [{ id: campaign.id, name: 'From T', status: 'DRAFT' }]);
@@ -145,22 +154,41 @@ describe('campaigns: create, read, replace, list, duplicate, delete (api.md Camp
     const first = await own.api.get('/campaigns?pageSize=3');
     assert.equal(first.status, 200, first.text);
     assert.deepEqual([first.body.page, first.body.pageSize, first.body.total, first.body.totalPages], [1, 3, 4, 2]);
-    assert.deepEqual(first.body.data.map((c: { name: string }) => c.name), ['delta', 'Bravo', 'alpha'], 'newest first by default');
+    assert.deepEqual(
+      first.body.data.map((c: { name: string }) => c.name),
+      ['delta', 'Bravo', 'alpha'],
+      'newest first by default',
+    );
     const second = await own.api.get('/campaigns?pageSize=3&page=2');
-    assert.deepEqual(second.body.data.map((c: { name: string }) => c.name), ['Charlie']);
+    assert.deepEqual(
+      second.body.data.map((c: { name: string }) => c.name),
+      ['Charlie'],
+    );
 
     const byName = await own.api.get('/campaigns?sort=name&dir=asc');
-    assert.deepEqual(byName.body.data.map((c: { name: string }) => c.name), ['alpha', 'Bravo', 'Charlie', 'delta']);
+    assert.deepEqual(
+      byName.body.data.map((c: { name: string }) => c.name),
+      ['alpha', 'Bravo', 'Charlie', 'delta'],
+    );
     const fallback = await own.api.get('/campaigns?sort=nonsense&dir=sideways');
-    assert.deepEqual(fallback.body.data.map((c: { name: string }) => c.name), ['delta', 'Bravo', 'alpha', 'Charlie']);
+    assert.deepEqual(
+      fallback.body.data.map((c: { name: string }) => c.name),
+      ['delta', 'Bravo', 'alpha', 'Charlie'],
+    );
 
     const scheduled = await own.api.get('/campaigns?status=SCHEDULED');
-    assert.deepEqual(scheduled.body.data.map((c: { name: string }) => c.name), ['Charlie']);
+    assert.deepEqual(
+      scheduled.body.data.map((c: { name: string }) => c.name),
+      ['Charlie'],
+    );
     assert.equal(scheduled.body.total, 1);
     const unknown = await own.api.get('/campaigns?status=PAUSED');
     assert.equal(unknown.status, 400, unknown.text);
 
-    assert.deepEqual((await own.api.get('/campaigns?search=BRAV')).body.data.map((c: { name: string }) => c.name), ['Bravo']);
+    assert.deepEqual(
+      (await own.api.get('/campaigns?search=BRAV')).body.data.map((c: { name: string }) => c.name),
+      ['Bravo'],
+    );
     assert.equal((await own.api.get('/campaigns?search=delta%20things')).body.total, 1, 'subject');
     assert.equal((await own.api.get(`/campaigns?search=${encodeURIComponent(sender.toUpperCase())}`)).body.total, 4, 'sender address');
     assert.equal((await own.api.get('/campaigns?search=%25')).body.total, 0, '% is literal');

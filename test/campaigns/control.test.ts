@@ -1,16 +1,16 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { CANCELLED_ERROR, startCampaign } from '../../src/campaigns/campaign-sending.service.ts';
+import { campaignBody, countByRecipient, createCampaign, makeContacts, seedContacts, until, waitForCampaign } from '../kit/campaigns.ts';
 import type { DnsServer } from '../kit/dns.ts';
 import { projectWithSender as newProjectWithSender } from '../kit/domains.ts';
 import { startTestServerWithDns, type TestServer } from '../kit/server.ts';
 import { type SmtpSink, startSmtpSink } from '../kit/smtp.ts';
-import { campaignBody, countByRecipient, createCampaign, makeContacts, seedContacts, until, waitForCampaign } from '../kit/campaigns.ts';
 
 // Slow enough that a campaign is still SENDING while the test acts on it.
 const RATE = 20;
 
-describe('campaigns in flight: cancel, delete, late contacts, scheduled start (contract §9)', () => {
+describe('campaigns in flight: cancel, delete, late contacts, scheduled start (docs/decisions/campaigns.md)', () => {
   let server: TestServer;
   let dns: DnsServer;
   let sink: SmtpSink;

@@ -2,20 +2,26 @@ import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { MAX_IN_FLIGHT } from '../../src/delivery/delivery.service.ts';
 import { createProject } from '../kit/accounts.ts';
+import { campaignBody, createCampaign, makeContacts, seedContacts, until, waitForCampaign } from '../kit/campaigns.ts';
 import { type CountingRelay, startCountingRelay } from '../kit/counting-relay.ts';
 import { type Deployment, startDeployment } from '../kit/deployment.ts';
 import { type DnsServer, startDnsServer } from '../kit/dns.ts';
 import { verifiedDomain } from '../kit/domains.ts';
 import { client } from '../kit/http.ts';
 import { prepareEnvironment } from '../kit/server.ts';
-import { campaignBody, createCampaign, makeContacts, seedContacts, until, waitForCampaign } from '../kit/campaigns.ts';
 
 // Per worker process: slow enough for two kills mid-campaign, fast enough for a short test.
 const RATE = 250;
 
 /** Sets up a deployment, a project with a verified sender, `n` contacts (every 16th unsubscribed), and starts a campaign. */
 async function campaignUnderWay(dns: DnsServer, relay: CountingRelay, n: number, overrides: Record<string, string>) {
-  const environment = await prepareEnvironment({ DNS_SERVERS: dns.address, SMTP_URL: relay.url, SEND_RATE_PER_SECOND: String(RATE), RATE_LIMIT_PER_MINUTE: '100000', ...overrides });
+  const environment = await prepareEnvironment({
+    DNS_SERVERS: dns.address,
+    SMTP_URL: relay.url,
+    SEND_RATE_PER_SECOND: String(RATE),
+    RATE_LIMIT_PER_MINUTE: '100000',
+    ...overrides,
+  });
   const deployment = await startDeployment(environment.env);
   const project = await createProject(deployment.apiUrl());
   const from = `news@${(await verifiedDomain(project, dns)).domain}`;
@@ -75,7 +81,7 @@ async function assertNothingLost(deployment: Deployment, secretKey: string, rela
   return repeats;
 }
 
-describe('campaign delivery survives crashes and deploys (contract §6: no accepted message is lost)', () => {
+describe('campaign delivery survives crashes and deploys (docs/decisions/sending.md: no accepted message is lost)', () => {
   let dns: DnsServer;
   before(async () => {
     dns = await startDnsServer();

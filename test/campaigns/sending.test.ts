@@ -1,16 +1,16 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
+import { campaignBody, countByRecipient, createCampaign, makeContacts, seedContacts, until, waitForCampaign } from '../kit/campaigns.ts';
 import type { DnsServer } from '../kit/dns.ts';
 import { projectWithSender as newProjectWithSender } from '../kit/domains.ts';
 import { client } from '../kit/http.ts';
 import { startTestServerWithDns, type TestServer } from '../kit/server.ts';
 import { type SinkMessage, type SmtpSink, startSmtpSink } from '../kit/smtp.ts';
-import { campaignBody, countByRecipient, createCampaign, makeContacts, seedContacts, until, waitForCampaign } from '../kit/campaigns.ts';
 
 const PUBLIC_URL = 'https://mail.example.test';
 const BOUNCING = 'bounce-me@recipients.example.test';
 
-describe('campaign delivery through a real SMTP sink (contract §6, §9)', () => {
+describe('campaign delivery through a real SMTP sink (docs/decisions/sending.md, §9)', () => {
   let server: TestServer;
   let dns: DnsServer;
   let sink: SmtpSink;
@@ -125,7 +125,11 @@ describe('campaign delivery through a real SMTP sink (contract §6, §9)', () =>
     assert.equal(campaign.totalRecipients, 2, 'the suppressed address is not counted: it will not be mailed');
     await project.api.post(`/campaigns/${campaign.id}/send`);
     await waitForCampaign(project.api, campaign.id, ['SENT']);
-    const received = countByRecipient(messagesOf(from).filter((m) => m.parsed.subject?.startsWith('Hello')).map((m) => m.envelope.to));
+    const received = countByRecipient(
+      messagesOf(from)
+        .filter((m) => m.parsed.subject?.startsWith('Hello'))
+        .map((m) => m.envelope.to),
+    );
     assert.deepEqual([received.get('keep@recipients.example.test'), received.get('off@recipients.example.test'), received.get(BOUNCING)], [1, 1, undefined]);
     const stats = (await project.api.get(`/campaigns/${campaign.id}/stats`)).body.data;
     assert.deepEqual([stats.totalRecipients, stats.sentCount, stats.suppressedCount], [2, 2, 1], 'sent of total is the progress: it reaches 100%');

@@ -6,8 +6,8 @@ import { after, before, describe, test } from 'node:test';
 import { createMailroomClient, MailroomError, retryAfterMs } from '../../packages/client/src/index.ts';
 import { CLIENT_SCHEMA_PATH, SCHEMA_PATH } from '../../scripts/api-schema.ts';
 import { uniqueEmail } from '../kit/accounts.ts';
-import { projectWithSender } from '../kit/domains.ts';
 import type { DnsServer } from '../kit/dns.ts';
+import { projectWithSender } from '../kit/domains.ts';
 import { startTestServerWithDns, type TestServer } from '../kit/server.ts';
 
 // The typed client package (packages/client) against the real server on the embedded database:
@@ -37,7 +37,9 @@ async function startProxy(target: string) {
       const injected = fault(req, body);
       const headers = Object.fromEntries(Object.entries(req.headers).filter(([name]) => name !== 'host' && name !== 'content-length')) as Record<string, string>;
       if (injected && !injected.forward) {
-        res.writeHead(injected.status, { 'content-type': 'application/json', ...injected.headers }).end(JSON.stringify({ success: false, error: { code: 'INJECTED', message: 'Injected by the test proxy', statusCode: injected.status } }));
+        res
+          .writeHead(injected.status, { 'content-type': 'application/json', ...injected.headers })
+          .end(JSON.stringify({ success: false, error: { code: 'INJECTED', message: 'Injected by the test proxy', statusCode: injected.status } }));
         return;
       }
       const answer = await fetch(target + req.url, { method: req.method, headers, body: body.length ? body : undefined });
@@ -116,7 +118,12 @@ describe('the typed client package (packages/client)', () => {
   test('a 429 is retried after its Retry-After; a 503 after the server did the work is retried with the same Idempotency-Key, which the server refuses as performed: one send', async () => {
     const { project, from } = await projectWithSender(server.url, dns);
     const retries: Array<{ attempt: number; delayMs: number; status: number | undefined }> = [];
-    const mailroom = createMailroomClient({ baseUrl: proxy.url, apiKey: project.secretKey, maxDelayMs: 2_000, onRetry: ({ attempt, delayMs, status }) => retries.push({ attempt, delayMs, status }) });
+    const mailroom = createMailroomClient({
+      baseUrl: proxy.url,
+      apiKey: project.secretKey,
+      maxDelayMs: 2_000,
+      onRetry: ({ attempt, delayMs, status }) => retries.push({ attempt, delayMs, status }),
+    });
 
     let refused = 0;
     proxy.setFault((req) => (req.url!.startsWith('/contacts') && refused++ === 0 ? { status: 429, headers: { 'retry-after': '1' } } : undefined));

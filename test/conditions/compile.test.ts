@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
-import { type ConditionTree, ConditionError, compileCondition, type Filter, type ResolvedSegment, validateConditionTree } from '../../src/conditions/index.ts';
+import { ConditionError, type ConditionTree, compileCondition, type Filter, type ResolvedSegment, validateConditionTree } from '../../src/conditions/index.ts';
 
 const PROJECT = '11111111-1111-4111-8111-111111111111';
 const SEG_A = 'aaaaaaaa-aaaa-4aaa-8aaa-aaaaaaaaaaaa';
@@ -39,7 +39,10 @@ describe('the compiler binds every value', () => {
       assert.ok(!sql.includes('DROP'), sql);
       assert.ok(!sql.includes("'x"), sql);
       assertPlaceholders(sql, params);
-      assert.ok(params.some((p) => typeof p === 'string' && p.toLowerCase().includes('drop table')), JSON.stringify(params));
+      assert.ok(
+        params.some((p) => typeof p === 'string' && p.toLowerCase().includes('drop table')),
+        JSON.stringify(params),
+      );
     });
   }
 
@@ -121,7 +124,10 @@ describe('every operator compiles to its predicate', () => {
     expect({ field: 'data.n', operator: 'greaterThanOrEqual', value: 1e21 }, 'c.data @? $1::jsonpath', ['strict $."n" ? (@ >= 1e+21)']);
     expect({ field: 'data.s', operator: 'lessThanOrEqual', value: 'm' }, 'c.data @? $1::jsonpath', ['strict $."s" ? (@ <= "m")']);
     expect({ field: 'data.a"b\\c', operator: 'greaterThan', value: 'x"y' }, 'c.data @? $1::jsonpath', ['strict $."a\\"b\\\\c" ? (@ > "x\\"y")']);
-    expect({ field: 'data.seen', operator: 'within', value: 7, unit: 'days' }, /mailroom_try_timestamptz\(c\.data ->> \$1::text\) >= \(now\(\) - \$2::double precision/, ['seen', 7]);
+    expect({ field: 'data.seen', operator: 'within', value: 7, unit: 'days' }, /mailroom_try_timestamptz\(c\.data ->> \$1::text\) >= \(now\(\) - \$2::double precision/, [
+      'seen',
+      7,
+    ]);
     expect({ field: 'data.seen', operator: 'olderThan', value: 7, unit: 'days' }, /mailroom_try_timestamptz\(c\.data ->> \$1::text\) < /, ['seen', 7]);
   });
 
@@ -132,11 +138,11 @@ describe('every operator compiles to its predicate', () => {
     const window = " AND e.created_at >= (now() - $3::double precision * interval '1 day'))";
     expect({ field: 'event.signup', operator: 'triggeredWithin', value: 2, unit: 'days' }, `${base}${window}`, [PROJECT, 'signup', 2]);
     expect({ field: 'event.signup', operator: 'notTriggeredWithin', value: 2, unit: 'days' }, `NOT ${base}${window}`, [PROJECT, 'signup', 2]);
-    expect(
-      { field: 'event.signup', operator: 'triggeredOlderThan', value: 2, unit: 'days' },
-      `${base} AND e.created_at < (now() - $3::double precision * interval '1 day'))`,
-      [PROJECT, 'signup', 2],
-    );
+    expect({ field: 'event.signup', operator: 'triggeredOlderThan', value: 2, unit: 'days' }, `${base} AND e.created_at < (now() - $3::double precision * interval '1 day'))`, [
+      PROJECT,
+      'signup',
+      2,
+    ]);
   });
 
   test('email.<activity> reads the email.<activity> events', () => {
@@ -167,20 +173,39 @@ describe('segment references', () => {
   test('unknown and circular references are refused at the path of the filter', () => {
     const tree: ConditionTree = {
       logic: 'AND',
-      groups: [{ filters: [{ field: 'subscribed', operator: 'equals', value: true }, { field: `segment.${SEG_B}`, operator: 'memberOfSegment' }] }],
+      groups: [
+        {
+          filters: [
+            { field: 'subscribed', operator: 'equals', value: true },
+            { field: `segment.${SEG_B}`, operator: 'memberOfSegment' },
+          ],
+        },
+      ],
     };
-    assert.throws(() => compile(tree), (error: unknown) => error instanceof ConditionError && error.path === 'groups[0].filters[1].field' && /does not exist/.test(error.message));
+    assert.throws(
+      () => compile(tree),
+      (error: unknown) => error instanceof ConditionError && error.path === 'groups[0].filters[1].field' && /does not exist/.test(error.message),
+    );
     // A → B → A
     const segments: Record<string, ResolvedSegment> = {
       [SEG_A]: { type: 'DYNAMIC', condition: one({ field: `segment.${SEG_B}`, operator: 'memberOfSegment' }) },
       [SEG_B]: { type: 'DYNAMIC', condition: one({ field: `segment.${SEG_A}`, operator: 'notMemberOfSegment' }) },
     };
-    assert.throws(() => compile(one({ field: `segment.${SEG_A}`, operator: 'memberOfSegment' }), segments), (error: unknown) => {
-      return error instanceof ConditionError && error.path === 'groups[0].filters[0].field' && /circular/.test(error.message);
-    });
+    assert.throws(
+      () => compile(one({ field: `segment.${SEG_A}`, operator: 'memberOfSegment' }), segments),
+      (error: unknown) => {
+        return error instanceof ConditionError && error.path === 'groups[0].filters[0].field' && /circular/.test(error.message);
+      },
+    );
     // Self: the tree being compiled is segment A's own condition.
     assert.throws(
-      () => compileCondition(one({ field: `segment.${SEG_A}`, operator: 'memberOfSegment' }), { projectId: PROJECT, params: [], segments: new Map([[SEG_A, dynamicA]]), stack: [SEG_A] }),
+      () =>
+        compileCondition(one({ field: `segment.${SEG_A}`, operator: 'memberOfSegment' }), {
+          projectId: PROJECT,
+          params: [],
+          segments: new Map([[SEG_A, dynamicA]]),
+          stack: [SEG_A],
+        }),
       /circular/,
     );
     // The same segment twice side by side is not circular.
@@ -236,7 +261,14 @@ describe('validation names the path of the bad element', () => {
     [one({ field: 'data.x', operator: 'greaterThan', value: true }), 'groups[0].filters[0].value', /number or a string/],
     [one({ field: 'data.x', operator: 'equals', value: { a: 1 } }), 'groups[0].filters[0].value', /string, number or boolean/],
     [one({ field: 'data.x', operator: 'contains', value: 3 }), 'groups[0].filters[0].value', /string/],
-    [{ logic: 'AND', groups: [{ filters: [{ field: 'email', operator: 'equals', value: 'a' }], conditions: { logic: 'AND', groups: [{ filters: [{ field: 'data.', operator: 'exists' }] }] } }] }, 'groups[0].conditions.groups[0].filters[0].field', /unknown field/],
+    [
+      {
+        logic: 'AND',
+        groups: [{ filters: [{ field: 'email', operator: 'equals', value: 'a' }], conditions: { logic: 'AND', groups: [{ filters: [{ field: 'data.', operator: 'exists' }] }] } }],
+      },
+      'groups[0].conditions.groups[0].filters[0].field',
+      /unknown field/,
+    ],
   ];
   for (const [tree, path, message] of bad) {
     test(path, () => {
@@ -244,7 +276,10 @@ describe('validation names the path of the bad element', () => {
       assert.ok(problem, 'expected a problem');
       assert.equal(problem.path, path);
       assert.match(problem.message, message);
-      assert.throws(() => compile(tree as ConditionTree), (error: unknown) => error instanceof ConditionError && error.path === path);
+      assert.throws(
+        () => compile(tree as ConditionTree),
+        (error: unknown) => error instanceof ConditionError && error.path === path,
+      );
     });
   }
 

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
-import { type ConditionTree, ConditionError, compileAudience, type Filter, segmentMembership } from '../../src/conditions/index.ts';
+import { ConditionError, type ConditionTree, compileAudience, type Filter, segmentMembership } from '../../src/conditions/index.ts';
 import type { Db } from '../../src/db/index.ts';
 import { createProject } from '../kit/accounts.ts';
 import { startTestServer, type TestServer } from '../kit/server.ts';
@@ -160,11 +160,17 @@ describe('each operator selects the right contacts', () => {
   });
 
   test('segmentMembership is the same predicate; 404 for an unknown segment', async () => {
-    for (const [label, expected] of [['pros', ['ann']], ['picked', ['ann', 'cy']]] as const) {
+    for (const [label, expected] of [
+      ['pros', ['ann']],
+      ['picked', ['ann', 'cy']],
+    ] as const) {
       const params: unknown[] = [P];
       const predicate = await segmentMembership(db, P, segments[label]!, params);
       const rows = await db.query<{ email: string }>(`SELECT c.email FROM contacts c WHERE c.project_id = $1 AND ${predicate} ORDER BY c.email`, params);
-      assert.deepEqual(rows.map((row) => row.email.split('@')[0]), expected);
+      assert.deepEqual(
+        rows.map((row) => row.email.split('@')[0]),
+        expected,
+      );
     }
     await assert.rejects(segmentMembership(db, P, segments.other!, []), (error: any) => error.code === 'NOT_FOUND');
   });

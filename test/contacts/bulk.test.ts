@@ -2,9 +2,9 @@ import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
 import { after, before, describe, test } from 'node:test';
 import { createProject, uniqueEmail } from '../kit/accounts.ts';
+import { waitForJob } from '../kit/contact-jobs.ts';
 import type { Client } from '../kit/http.ts';
 import { startTestServer, type TestServer } from '../kit/server.ts';
-import { waitForJob } from '../kit/contact-jobs.ts';
 
 describe('contact lookup and bulk operations', () => {
   let server: TestServer;
@@ -116,7 +116,7 @@ describe('contact lookup and bulk operations', () => {
     assert.equal((await other.api.get(`/contacts/${foreign.id}`)).body.subscribed, true);
   });
 
-  test('bulk-delete deletes the project\'s contacts and reports the others as not found', async () => {
+  test("bulk-delete deletes the project's contacts and reports the others as not found", async () => {
     const { api } = await createProject(server.url);
     const other = await createProject(server.url);
     const first = await contact(api);

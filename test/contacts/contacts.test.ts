@@ -103,7 +103,7 @@ describe('contacts API', () => {
     assert.equal(same.status, 200, 'its own email is no conflict');
   });
 
-  test('path ids that are not UUIDs are a 422; other projects\' contacts are a 404', async () => {
+  test("path ids that are not UUIDs are a 422; other projects' contacts are a 404", async () => {
     const mine = await createProject(server.url);
     const theirs = await createProject(server.url);
     const bad = await mine.api.get('/contacts/not-a-uuid');
@@ -166,7 +166,10 @@ describe('contacts API', () => {
 
   test('GET /contacts: limit defaults to 20, 1000 is clamped to 100, total on the first page', async () => {
     const { api } = await createProject(server.url);
-    await createMany(api, Array.from({ length: 105 }, () => uniqueEmail()));
+    await createMany(
+      api,
+      Array.from({ length: 105 }, () => uniqueEmail()),
+    );
     const first = await api.get('/contacts');
     assert.equal(first.status, 200);
     assert.deepEqual(Object.keys(first.body).sort(), ['cursor', 'data', 'hasMore', 'total']);
@@ -183,13 +186,19 @@ describe('contacts API', () => {
     assert.equal(rest.body.total, 0);
     // Default order: newest first (dir desc).
     const times = first.body.data.map((c: any) => Date.parse(c.createdAt));
-    assert.deepEqual(times, [...times].sort((a, b) => b - a));
+    assert.deepEqual(
+      times,
+      [...times].sort((a, b) => b - a),
+    );
   });
 
   for (const order of ['sort=createdAt&dir=asc', 'sort=createdAt&dir=desc', 'sort=email&dir=asc', 'sort=email&dir=desc']) {
     test(`GET /contacts?${order}: no duplicates or gaps while contacts are added between pages`, async () => {
       const { api } = await createProject(server.url);
-      const original = await createMany(api, Array.from({ length: 23 }, (_, i) => `${String.fromCharCode(97 + (i % 26))}${i}-${uniqueEmail()}`));
+      const original = await createMany(
+        api,
+        Array.from({ length: 23 }, (_, i) => `${String.fromCharCode(97 + (i % 26))}${i}-${uniqueEmail()}`),
+      );
       const { seen, pages } = await walk(api, `limit=5&${order}`, async () => {
         await createMany(api, [`${String.fromCharCode(97 + Math.floor(Math.random() * 26))}-${uniqueEmail()}`]);
       });
@@ -214,7 +223,11 @@ describe('contacts API', () => {
     assert.equal(found.body.total, 3);
     assert.ok(found.body.data.every((c: any) => c.email.includes(tag)));
     const literal = await api.get(`/contacts?search=${encodeURIComponent(`${tag}_`)}`);
-    assert.deepEqual(literal.body.data.map((c: any) => c.email), [`${tag}_c@example.test`], '_ is a literal character, not a wildcard');
+    assert.deepEqual(
+      literal.body.data.map((c: any) => c.email),
+      [`${tag}_c@example.test`],
+      '_ is a literal character, not a wildcard',
+    );
     const percent = await api.get(`/contacts?search=${encodeURIComponent('%')}`);
     assert.equal(percent.body.total, 0);
     assert.equal((await api.get('/contacts?subscribed=false')).body.total, 2);
@@ -224,7 +237,10 @@ describe('contacts API', () => {
     const fallback = await api.get('/contacts?sort=bogus&dir=sideways');
     assert.equal(fallback.status, 200);
     const newestFirst = await api.get('/contacts?sort=createdAt&dir=desc');
-    assert.deepEqual(fallback.body.data.map((c: any) => c.id), newestFirst.body.data.map((c: any) => c.id));
+    assert.deepEqual(
+      fallback.body.data.map((c: any) => c.id),
+      newestFirst.body.data.map((c: any) => c.id),
+    );
   });
 
   test('GET /contacts: garbage, tampered or mismatched cursors and bad query values are 400', async () => {

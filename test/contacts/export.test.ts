@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
-import { importCsv } from '../kit/contact-jobs.ts';
 import { createProject, type TestProject } from '../kit/accounts.ts';
+import { importCsv } from '../kit/contact-jobs.ts';
 import { startTestServer, type TestServer } from '../kit/server.ts';
 
 const N = 2500;
@@ -43,7 +43,10 @@ describe('GET /contacts/export: the contacts a condition selects, as streamed CS
   });
 
   test('a data filter: exactly the matching contacts, every data key a column, values with commas quoted', async () => {
-    const condition = { logic: 'OR', groups: [{ filters: [{ field: 'data.city', operator: 'equals', value: 'São Paulo, SP' }] }, { filters: [{ field: 'data.seats', operator: 'lessThan', value: 3 }] }] };
+    const condition = {
+      logic: 'OR',
+      groups: [{ filters: [{ field: 'data.city', operator: 'equals', value: 'São Paulo, SP' }] }, { filters: [{ field: 'data.seats', operator: 'lessThan', value: 3 }] }],
+    };
     const res = await project.api.get(`/contacts/export?condition=${encodeURIComponent(JSON.stringify(condition))}`);
     assert.equal(res.status, 200, res.text);
     assert.match(String(res.headers.get('content-type')), /^text\/csv/);
@@ -51,7 +54,11 @@ describe('GET /contacts/export: the contacts a condition selects, as streamed CS
     const [header, ...rows] = parseCsv(res.text);
     assert.deepEqual(header, ['email', 'subscribed', 'createdAt', 'updatedAt', 'city', 'seats']);
     const expected = Array.from({ length: N }, (_, i) => i).filter((i) => city(i) === 'São Paulo, SP' || i < 3);
-    assert.deepEqual(rows.map((r) => r[0]), expected.map(address), 'every match once, by address, across several batches');
+    assert.deepEqual(
+      rows.map((r) => r[0]),
+      expected.map(address),
+      'every match once, by address, across several batches',
+    );
     const row = rows.find((r) => r[0] === address(3))!;
     assert.deepEqual([row[1], row[4], row[5]], ['false', 'São Paulo, SP', '3']);
   });

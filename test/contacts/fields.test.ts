@@ -1,9 +1,9 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { createProject, uniqueEmail } from '../kit/accounts.ts';
+import { importCsv } from '../kit/contact-jobs.ts';
 import type { Client } from '../kit/http.ts';
 import { startTestServer, type TestServer } from '../kit/server.ts';
-import { importCsv } from '../kit/contact-jobs.ts';
 
 const STANDARD = ['id', 'email', 'subscribed', 'snoozedUntil', 'createdAt', 'updatedAt'];
 
@@ -32,7 +32,10 @@ describe('contact fields', () => {
     const res = await project.api.get('/contacts/fields');
     assert.equal(res.status, 200, res.text);
     const fields = res.body.data as { name: string; type: string; standard: boolean; coverage: number }[];
-    assert.deepEqual(fields.slice(0, 6).map((f) => f.name), STANDARD);
+    assert.deepEqual(
+      fields.slice(0, 6).map((f) => f.name),
+      STANDARD,
+    );
     assert.ok(fields.slice(0, 6).every((f) => f.standard));
     const byName = Object.fromEntries(fields.map((f) => [f.name, f]));
     assert.deepEqual(byName.email, { name: 'email', type: 'string', standard: true, coverage: 100 });
@@ -51,8 +54,15 @@ describe('contact fields', () => {
     const project = await createProject(server.url);
     const empty = await project.api.get('/contacts/fields');
     assert.equal(empty.status, 200);
-    assert.deepEqual(empty.body.data.map((f: any) => f.name), STANDARD, 'no custom fields yet');
-    assert.ok(empty.body.data.every((f: any) => f.coverage === 0), 'coverage is 0 without contacts');
+    assert.deepEqual(
+      empty.body.data.map((f: any) => f.name),
+      STANDARD,
+      'no custom fields yet',
+    );
+    assert.ok(
+      empty.body.data.every((f: any) => f.coverage === 0),
+      'coverage is 0 without contacts',
+    );
 
     // A contact written outside an import shows at the next background refresh, not at once.
     await seed(project.api, [{ company: 'Acme' }]);

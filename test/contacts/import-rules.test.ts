@@ -2,9 +2,9 @@ import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { IMPORT_BATCH_ROWS } from '../../src/contacts/contact-import.service.ts';
 import { createProject } from '../kit/accounts.ts';
+import { csvForm, importCsv, waitForJob } from '../kit/contact-jobs.ts';
 import type { Client } from '../kit/http.ts';
 import { startTestServer, type TestServer } from '../kit/server.ts';
-import { csvForm, importCsv, waitForJob } from '../kit/contact-jobs.ts';
 
 /**
  * The CSV rules, row for row, on a file that spans two write batches: typed values, the subscribed

@@ -1,12 +1,12 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
-import { createProject, uniqueEmail } from '../kit/accounts.ts';
-import type { Client } from '../kit/http.ts';
-import { startTestServer, type TestServer } from '../kit/server.ts';
 import { insertJob } from '../../src/contacts/contact-bulk.queries.ts';
 import { insertImportFile } from '../../src/contacts/contact-import.queries.ts';
 import { IMPORT_BATCH_ROWS, runImportJob } from '../../src/contacts/contact-import.service.ts';
+import { createProject, uniqueEmail } from '../kit/accounts.ts';
 import { csvForm, importCsv, waitForJob } from '../kit/contact-jobs.ts';
+import type { Client } from '../kit/http.ts';
+import { startTestServer, type TestServer } from '../kit/server.ts';
 
 describe('CSV contact import', () => {
   let server: TestServer;
@@ -64,7 +64,11 @@ describe('CSV contact import', () => {
     assert.deepEqual(keptNow.data, { 'First Name': 'Kim' });
 
     const oldEvents = await api.get(`/events?contactId=${old.id}`);
-    assert.deepEqual(oldEvents.body.data.map((e: any) => e.name), ['contact.unsubscribed'], 'a change of subscribed emits the event');
+    assert.deepEqual(
+      oldEvents.body.data.map((e: any) => e.name),
+      ['contact.unsubscribed'],
+      'a change of subscribed emits the event',
+    );
     const newEvents = await api.get(`/events?contactId=${bob.id}`);
     assert.deepEqual(newEvents.body.data, [], 'creating a contact emits no subscription event');
     assert.equal(await storedFiles(job.id), 0, 'the stored upload is deleted when the job ends');
@@ -181,7 +185,10 @@ describe('CSV contact import', () => {
     assert.deepEqual([job.total, job.processed, job.succeeded, job.failed], [1200, 1200, 1200, 0]);
     assert.equal((await api.get('/contacts?limit=1')).body.total, 700, 'only the rows after the first 500 were written');
     const lookup = await api.post('/contacts/lookup', { emails: ['resume499@example.test', 'resume500@example.test'] });
-    assert.deepEqual(lookup.body.data.map((r: any) => r.exists), [false, true]);
+    assert.deepEqual(
+      lookup.body.data.map((r: any) => r.exists),
+      [false, true],
+    );
     assert.equal(await storedFiles(jobId), 0);
 
     await runImportJob(server.deps, { projectId, jobId });

@@ -21,7 +21,7 @@ async function until<T>(what: string, probe: () => Promise<T | undefined>, timeo
   throw new Error(`timed out waiting for ${what}`);
 }
 
-describe('contact subscription and snooze (api.md Contact subscription; contract §12)', () => {
+describe('contact subscription and snooze (the API reference (Contact) subscription; docs/decisions/contacts-and-events.md)', () => {
   let server: TestServer;
   before(async () => {
     server = await startTestServer();
@@ -151,7 +151,10 @@ describe('contact subscription and snooze (api.md Contact subscription; contract
     const project = await createProject(server.url);
     const email = uniqueEmail();
     const creates = await Promise.all(Array.from({ length: 10 }, (_, i) => project.publicApi.post('/v1/track', { email, event: `e${i}` })));
-    assert.deepEqual(creates.map((res) => res.status), Array(10).fill(200));
+    assert.deepEqual(
+      creates.map((res) => res.status),
+      Array(10).fill(200),
+    );
     assert.equal(new Set(creates.map((res) => res.body.data.contact)).size, 1);
     const contactId = creates[0]!.body.data.contact;
     assert.equal((await project.api.get(`/contacts?search=${encodeURIComponent(email)}`)).body.total, 1);
@@ -163,7 +166,10 @@ describe('contact subscription and snooze (api.md Contact subscription; contract
         i % 2 ? project.api.patch(`/contacts/${contactId}`, { subscribed: i % 4 === 1 }) : project.publicApi.post('/v1/track', { email, event: 'flip', subscribed: i % 4 === 0 }),
       ),
     );
-    assert.deepEqual(flips.map((res) => res.status), Array(16).fill(200));
+    assert.deepEqual(
+      flips.map((res) => res.status),
+      Array(16).fill(200),
+    );
     const names = await eventNames(project.api, contactId);
     const off = names.filter((n) => n === 'contact.unsubscribed').length;
     const on = names.filter((n) => n === 'contact.subscribed').length;

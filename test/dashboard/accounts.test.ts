@@ -2,11 +2,11 @@ import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import type { Page } from 'playwright-core';
 import { uniqueEmail } from '../kit/accounts.ts';
-import { assertAccessible, checkPhoneWidth, openPage, screenshot, useDashboardBrowser, withPageState } from '../kit/browser.ts';
+import { assertAccessible, BROWSER_PASS, checkPhoneWidth, openPage, screenshot, useDashboardBrowser, withPageState } from '../kit/browser.ts';
 import { startTestServer, type TestServer } from '../kit/server.ts';
 import { type SinkMessage, type SmtpSink, startSmtpSink } from '../kit/smtp.ts';
 
-describe('Dashboard: sign up, project, log out and in, password reset, address confirmation', () => {
+describe('Dashboard: sign up, project, log out and in, password reset, address confirmation', BROWSER_PASS, () => {
   let server: TestServer;
   let sink: SmtpSink;
   const ui = useDashboardBrowser();
@@ -56,9 +56,12 @@ describe('Dashboard: sign up, project, log out and in, password reset, address c
       await page.getByText('Use at least 8 characters').waitFor();
       const described = await page.getByLabel(/^Password/).evaluate((input) => {
         const doc = (globalThis as any).document;
-        return (input.getAttribute('aria-describedby') ?? '').split(' ').map((id: string) => doc.getElementById(id)?.textContent).join(' ');
+        return (input.getAttribute('aria-describedby') ?? '')
+          .split(' ')
+          .map((id: string) => doc.getElementById(id)?.textContent)
+          .join(' ');
       });
-      assert.match(described, /Use at least 8 characters/, 'the error is the field\'s accessible description');
+      assert.match(described, /Use at least 8 characters/, "the error is the field's accessible description");
       assert.doesNotMatch(await page.locator('body').innerText(), /Too small|expected string/, 'no schema wording reaches the page');
       await page.getByLabel(/^Password/).fill('a long passphrase, 多言語 ok');
       await page.getByRole('button', { name: 'Create account' }).click();

@@ -1,11 +1,11 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
-import { assertAccessible, checkPhoneWidth, pageAs, screenshot, useDashboardBrowser } from '../kit/browser.ts';
+import { assertAccessible, BROWSER_PASS, checkPhoneWidth, pageAs, screenshot, useDashboardBrowser } from '../kit/browser.ts';
 import type { DnsServer } from '../kit/dns.ts';
 import { projectWithSender } from '../kit/domains.ts';
 import { startTestServerWithDns, type TestServer } from '../kit/server.ts';
 
-describe('Dashboard: the activity feed', () => {
+describe('Dashboard: the activity feed', BROWSER_PASS, () => {
   let server: TestServer;
   let dns: DnsServer;
   const ui = useDashboardBrowser();
@@ -51,7 +51,10 @@ describe('Dashboard: the activity feed', () => {
       const showNew = page.getByRole('button', { name: /^Show \d+\+? new$/ });
       await showNew.waitFor({ timeout: 30_000 });
       await showNew.click();
-      await feed.getByText(/^email\./).first().waitFor();
+      await feed
+        .getByText(/^email\./)
+        .first()
+        .waitFor();
 
       await feed.getByRole('link', { name: 'kenji@onsen.example' }).first().click();
       await page.getByRole('heading', { name: 'kenji@onsen.example' }).waitFor();

@@ -4,16 +4,16 @@ import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { simpleParser } from 'mailparser';
 import type { Page } from 'playwright-core';
-import { waitForRollup } from '../kit/rollups.ts';
 import { createProject, uniqueEmail } from '../kit/accounts.ts';
-import { assertAccessible, checkPhoneWidth, pageAs, screenshot, useDashboardBrowser } from '../kit/browser.ts';
+import { assertAccessible, BROWSER_PASS, checkPhoneWidth, pageAs, screenshot, useDashboardBrowser } from '../kit/browser.ts';
 import type { DnsServer } from '../kit/dns.ts';
 import { verifiedDomain } from '../kit/domains.ts';
-import { client } from '../kit/http.ts';
-import { startTestServerWithDns, type TestServer } from '../kit/server.ts';
 import { waitForStatus } from '../kit/emails.ts';
+import { client } from '../kit/http.ts';
+import { waitForRollup } from '../kit/rollups.ts';
+import { startTestServerWithDns, type TestServer } from '../kit/server.ts';
 
-describe('Dashboard: analytics', () => {
+describe('Dashboard: analytics', BROWSER_PASS, () => {
   let server: TestServer;
   let dns: DnsServer;
   const ui = useDashboardBrowser();
@@ -58,7 +58,13 @@ describe('Dashboard: analytics', () => {
       await page.getByText('24 hours', { exact: true }).click();
       await page.getByText(/^Per hour in /).waitFor();
 
-      for (const [label, value] of [['Sent', 3], ['Delivered', 3], ['Opened', 1], ['Clicked', 1], ['Bounced', 0]] as const) {
+      for (const [label, value] of [
+        ['Sent', 3],
+        ['Delivered', 3],
+        ['Opened', 1],
+        ['Clicked', 1],
+        ['Bounced', 0],
+      ] as const) {
         await page.getByRole('group', { name: `${label}: ${value}` }).waitFor();
       }
       const events = page.getByRole('table', { name: 'Top events' });
@@ -91,7 +97,9 @@ describe('Dashboard: analytics', () => {
       await screenshot(page, 'analytics');
       await page.reload();
       await page.getByText('Per hour in Asia/Tokyo').waitFor();
-      await checkPhoneWidth(ui.browser, server.url, page, `/p/${project.id}/analytics?range=7d&tz=Europe%2FOslo`, 'analytics', (p: Page) => p.getByText('Per day in Europe/Oslo').waitFor());
+      await checkPhoneWidth(ui.browser, server.url, page, `/p/${project.id}/analytics?range=7d&tz=Europe%2FOslo`, 'analytics', (p: Page) =>
+        p.getByText('Per day in Europe/Oslo').waitFor(),
+      );
     } finally {
       await page.context().close();
     }

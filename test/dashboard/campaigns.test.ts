@@ -2,10 +2,10 @@ import assert from 'node:assert/strict';
 import { readFile } from 'node:fs/promises';
 import { after, before, describe, test } from 'node:test';
 import type { Page } from 'playwright-core';
+import { createProject, type TestProject } from '../kit/accounts.ts';
+import { assertAccessible, BROWSER_PASS, checkPhoneWidth, pageAs, screenshot, useDashboardBrowser, withPageState } from '../kit/browser.ts';
 import { waitForCampaign } from '../kit/campaigns.ts';
 import { importCsv } from '../kit/contact-jobs.ts';
-import { createProject, type TestProject } from '../kit/accounts.ts';
-import { assertAccessible, checkPhoneWidth, pageAs, screenshot, useDashboardBrowser, withPageState } from '../kit/browser.ts';
 import type { DnsServer } from '../kit/dns.ts';
 import { verifiedDomain } from '../kit/domains.ts';
 import { startTestServerWithDns, type TestServer } from '../kit/server.ts';
@@ -36,7 +36,7 @@ const BODY = [
 /** Chooses `value` in the native select named `name`. */
 const choose = (page: Page, name: string, value: string) => page.getByRole('combobox', { name, exact: true }).selectOption(value);
 
-describe('Dashboard: a segment built by mouse, and a campaign to it checked, tested, scheduled and sent', () => {
+describe('Dashboard: a segment built by mouse, and a campaign to it checked, tested, scheduled and sent', BROWSER_PASS, () => {
   let server: TestServer;
   let dns: DnsServer;
   let sink: SmtpSink;
@@ -94,9 +94,15 @@ describe('Dashboard: a segment built by mouse, and a campaign to it checked, tes
     await choose(page, `Condition of ${second}`, 'greaterThanOrEqual');
     await page.getByRole('textbox', { name: `Value of ${second}` }).fill('1900');
     // All groups: nobody is both in Oslo and in the second group's seats range.
-    await page.getByTestId('live-count').filter({ hasText: /^\d+ contacts? match$/ }).waitFor();
+    await page
+      .getByTestId('live-count')
+      .filter({ hasText: /^\d+ contacts? match$/ })
+      .waitFor();
     await page.getByRole('radiogroup', { name: 'Match of nested conditions in group 1' }).getByText('any group').click();
-    await page.getByTestId('live-count').filter({ hasText: `${members.length} contacts match` }).waitFor();
+    await page
+      .getByTestId('live-count')
+      .filter({ hasText: `${members.length} contacts match` })
+      .waitFor();
     await assertAccessible(page, 'segment builder');
     await screenshot(page, 'segment-builder');
 
@@ -119,7 +125,12 @@ describe('Dashboard: a segment built by mouse, and a campaign to it checked, tes
       ],
     });
     await page.getByRole('heading', { name: `Members (${members.length})` }).waitFor();
-    await checkPhoneWidth(ui.browser, server.url, page, `/p/${project.id}/segments/${segmentId}`, 'segment-builder', (p) => p.getByTestId('live-count').filter({ hasText: `${members.length} contacts match` }).waitFor());
+    await checkPhoneWidth(ui.browser, server.url, page, `/p/${project.id}/segments/${segmentId}`, 'segment-builder', (p) =>
+      p
+        .getByTestId('live-count')
+        .filter({ hasText: `${members.length} contacts match` })
+        .waitFor(),
+    );
   });
 
   step('write a campaign to the segment; the audience check names who will not get it and why', async () => {
@@ -141,7 +152,10 @@ describe('Dashboard: a segment built by mouse, and a campaign to it checked, tes
     await page.getByRole('button', { name: 'Next: Audience' }).click();
     await page.getByRole('radio', { name: 'A segment' }).check();
     await choose(page, 'Segment', segmentId);
-    await page.getByTestId('eligible').filter({ hasText: `${eligible.toLocaleString('en-US')} contacts will get it` }).waitFor();
+    await page
+      .getByTestId('eligible')
+      .filter({ hasText: `${eligible.toLocaleString('en-US')} contacts will get it` })
+      .waitFor();
     assert.match(await page.getByTestId('excluded-suppressed').innerText(), new RegExp(`^${suppressed.size}\\s`));
     assert.match(await page.getByTestId('excluded-unsubscribed').innerText(), new RegExp(`^${unsubscribed}\\s`));
     assert.match(await page.getByTestId('excluded-snoozed').innerText(), /^0\s/);
@@ -155,7 +169,10 @@ describe('Dashboard: a segment built by mouse, and a campaign to it checked, tes
     const saved = (await project.api.get(`/campaigns/${campaignId}`)).body.data;
     assert.deepEqual([saved.status, saved.audienceType, saved.segmentId, saved.from, saved.totalRecipients], ['DRAFT', 'SEGMENT', segmentId, `news@${domain}`, eligible]);
     await checkPhoneWidth(ui.browser, server.url, page, `/p/${project.id}/campaigns/${campaignId}?step=2`, 'campaign-audience-check', (p) =>
-      p.getByTestId('eligible').filter({ hasText: `${eligible.toLocaleString('en-US')} contacts will get it` }).waitFor(),
+      p
+        .getByTestId('eligible')
+        .filter({ hasText: `${eligible.toLocaleString('en-US')} contacts will get it` })
+        .waitFor(),
     );
   });
 
@@ -182,13 +199,24 @@ describe('Dashboard: a segment built by mouse, and a campaign to it checked, tes
     await page.getByTestId('schedule-local').waitFor();
     await page.getByRole('button', { name: 'Schedule…' }).click();
     const dialog = page.getByRole('dialog', { name: 'Schedule this campaign?' });
-    await dialog.getByTestId('confirm-count').filter({ hasText: `${eligible.toLocaleString('en-US')} contacts will get` }).waitFor();
+    await dialog
+      .getByTestId('confirm-count')
+      .filter({ hasText: `${eligible.toLocaleString('en-US')} contacts will get` })
+      .waitFor();
     await assertAccessible(page, 'schedule confirmation');
     await dialog.getByRole('button', { name: `Schedule for ${eligible.toLocaleString('en-US')}` }).click();
     await page.getByText('It goes out on').waitFor();
     const scheduled = (await project.api.get(`/campaigns/${campaignId}`)).body.data;
     assert.equal(scheduled.status, 'SCHEDULED');
-    const oslo = new Intl.DateTimeFormat('en-GB', { timeZone: 'Europe/Oslo', year: 'numeric', month: '2-digit', day: '2-digit', hour: '2-digit', minute: '2-digit', hourCycle: 'h23' }).format(new Date(scheduled.scheduledFor));
+    const oslo = new Intl.DateTimeFormat('en-GB', {
+      timeZone: 'Europe/Oslo',
+      year: 'numeric',
+      month: '2-digit',
+      day: '2-digit',
+      hour: '2-digit',
+      minute: '2-digit',
+      hourCycle: 'h23',
+    }).format(new Date(scheduled.scheduledFor));
     assert.equal(oslo, `${tomorrow.slice(8, 10)}/${tomorrow.slice(5, 7)}/${tomorrow.slice(0, 4)}, 09:00`);
   });
 
@@ -197,16 +225,26 @@ describe('Dashboard: a segment built by mouse, and a campaign to it checked, tes
     await page.getByRole('button', { name: 'Send now…' }).click();
     const dialog = page.getByRole('dialog', { name: 'Send this campaign now?' });
     await dialog.getByRole('button', { name: `Send to ${eligible.toLocaleString('en-US')}` }).click();
-    await page.getByRole('progressbar').or(page.getByText('Sent', { exact: true })).first().waitFor();
+    await page
+      .getByRole('progressbar')
+      .or(page.getByText('Sent', { exact: true }))
+      .first()
+      .waitFor();
     await waitForCampaign(project.api, campaignId, ['SENT'], 120_000);
-    await page.getByTestId('stat-sent').filter({ hasText: `of ${eligible.toLocaleString('en-US')}` }).waitFor();
+    await page
+      .getByTestId('stat-sent')
+      .filter({ hasText: `of ${eligible.toLocaleString('en-US')}` })
+      .waitFor();
     const received = sink.messages.filter((m) => m.envelope.to[0] !== 'editor@fjord.example' && String(m.parsed.subject).startsWith('Vinterens nyheter fra Fjord'));
     assert.equal(received.length, eligible, 'the SMTP server got one message per eligible contact');
     assert.equal(new Set(received.map((m) => m.envelope.to[0])).size, eligible, 'nobody got two');
     assert.match(await page.getByTestId('stat-sent').innerText(), new RegExp(`^SENT\\s+${eligible.toLocaleString('en-US')}\\s`, 'i'));
     // The suppressed were unsubscribed by their suppression: a marketing send made no record for them.
     await page.getByRole('heading', { name: `Recipients (${eligible})` }).waitFor();
-    await page.getByRole('table', { name: 'Recipients' }).getByRole('link', { name: received.map((m) => m.envelope.to[0]!).sort()[0]! }).waitFor();
+    await page
+      .getByRole('table', { name: 'Recipients' })
+      .getByRole('link', { name: received.map((m) => m.envelope.to[0]!).sort()[0]! })
+      .waitFor();
     await assertAccessible(page, 'campaign stats');
     await screenshot(page, 'campaign-stats');
     await choose(page, 'Status', 'FAILED');
@@ -237,11 +275,17 @@ describe('Dashboard: a segment built by mouse, and a campaign to it checked, tes
     await choose(page, 'Condition of filter 1 in group 1', 'equals');
     await page.getByRole('textbox', { name: 'Value of filter 1 in group 1' }).fill('Oslo');
     const oslo = Array.from({ length: CONTACTS }, (_, i) => i).filter((i) => city(i) === 'Oslo');
-    await page.getByTestId('filter-count').filter({ hasText: `${oslo.length} contacts match the filter` }).waitFor();
+    await page
+      .getByTestId('filter-count')
+      .filter({ hasText: `${oslo.length} contacts match the filter` })
+      .waitFor();
     await assertAccessible(page, 'contacts with a filter');
     const [download] = await Promise.all([page.waitForEvent('download'), page.getByRole('button', { name: 'Export the filtered contacts (CSV)' }).click()]);
     const lines = (await readFile((await download.path())!, 'utf8')).trim().split('\r\n');
     assert.deepEqual(lines[0]!.split(','), ['email', 'subscribed', 'createdAt', 'updatedAt', 'city', 'plan', 'seats']);
-    assert.deepEqual(lines.slice(1).map((line) => line.split(',')[0]), oslo.map(address));
+    assert.deepEqual(
+      lines.slice(1).map((line) => line.split(',')[0]),
+      oslo.map(address),
+    );
   });
 });

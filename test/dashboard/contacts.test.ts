@@ -2,14 +2,14 @@ import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import type { Page } from 'playwright-core';
 import { createProject, type TestProject } from '../kit/accounts.ts';
-import { assertAccessible, checkPhoneWidth, pageAs, screenshot, useDashboardBrowser } from '../kit/browser.ts';
+import { assertAccessible, BROWSER_PASS, checkPhoneWidth, pageAs, screenshot, useDashboardBrowser } from '../kit/browser.ts';
 import type { DnsServer } from '../kit/dns.ts';
 import { verifiedDomain } from '../kit/domains.ts';
 import { startTestServerWithDns, type TestServer } from '../kit/server.ts';
 
 const FIRST_NAMES = ['Åsa', 'Björn', 'Chloé', 'Dmitri', 'Émile', 'Fatima', 'Gökhan', 'Hana', 'Ingrid', 'Jun', '李', 'Zoë'];
 
-describe('Dashboard: contacts, contact page, bulk actions, CSV import and custom fields', () => {
+describe('Dashboard: contacts, contact page, bulk actions, CSV import and custom fields', BROWSER_PASS, () => {
   let server: TestServer;
   let dns: DnsServer;
   const ui = useDashboardBrowser();
@@ -29,7 +29,11 @@ describe('Dashboard: contacts, contact page, bulk actions, CSV import and custom
           const i = batch * 10 + j;
           const email = `member${String(i).padStart(2, '0')}@fjord.example`;
           emails.push(email);
-          const created = await project.api.post('/contacts', { email, subscribed: i % 3 !== 0, data: { firstName: FIRST_NAMES[i % FIRST_NAMES.length], plan: i % 2 ? 'pro' : 'free', seats: i } });
+          const created = await project.api.post('/contacts', {
+            email,
+            subscribed: i % 3 !== 0,
+            data: { firstName: FIRST_NAMES[i % FIRST_NAMES.length], plan: i % 2 ? 'pro' : 'free', seats: i },
+          });
           assert.equal(created.status, 201, created.text);
         }),
       );
@@ -79,7 +83,14 @@ describe('Dashboard: contacts, contact page, bulk actions, CSV import and custom
       await bulk.getByText('Unsubscribe contacts: done').waitFor();
       await bulk.getByText('3 of 3 processed').waitFor();
       const after = await project.api.get('/contacts?search=member1&subscribed=false&limit=100');
-      assert.deepEqual(after.body.data.map((c: { email: string }) => c.email).sort(), ['member10@fjord.example', 'member11@fjord.example', 'member12@fjord.example', 'member13@fjord.example', 'member15@fjord.example', 'member18@fjord.example']);
+      assert.deepEqual(after.body.data.map((c: { email: string }) => c.email).sort(), [
+        'member10@fjord.example',
+        'member11@fjord.example',
+        'member12@fjord.example',
+        'member13@fjord.example',
+        'member15@fjord.example',
+        'member18@fjord.example',
+      ]);
 
       await page.getByRole('checkbox', { name: 'Select member19@fjord.example' }).check();
       await page.getByRole('checkbox', { name: 'Select member17@fjord.example' }).check();
@@ -116,7 +127,10 @@ describe('Dashboard: contacts, contact page, bulk actions, CSV import and custom
       await page.getByRole('table', { name: 'Contact data' }).getByText('enterprise').waitFor();
 
       await page.getByRole('textbox', { name: 'New key' }).fill('seats');
-      await page.getByRole('textbox', { name: /^Value/ }).last().fill('12');
+      await page
+        .getByRole('textbox', { name: /^Value/ })
+        .last()
+        .fill('12');
       await page.getByRole('button', { name: 'Add key' }).click();
       await page.getByRole('button', { name: 'Edit seats' }).waitFor();
       await page.getByRole('button', { name: 'Delete city' }).click();
@@ -176,7 +190,9 @@ describe('Dashboard: contacts, contact page, bulk actions, CSV import and custom
       assert.equal(new URL(page.url()).pathname, `/p/${project.id}/emails/${ids[0]}`);
       await page.frameLocator('iframe[title="The message as HTML"]').getByText('Thank you for staying with us.').waitFor();
 
-      await checkPhoneWidth(ui.browser, server.url, page, `/p/${project.id}/contacts/${contactId}`, 'contact-emails', (p) => p.getByRole('heading', { name: 'Emails (23)' }).waitFor());
+      await checkPhoneWidth(ui.browser, server.url, page, `/p/${project.id}/contacts/${contactId}`, 'contact-emails', (p) =>
+        p.getByRole('heading', { name: 'Emails (23)' }).waitFor(),
+      );
     } finally {
       await page.context().close();
     }
@@ -186,7 +202,10 @@ describe('Dashboard: contacts, contact page, bulk actions, CSV import and custom
     const project = await createProject(server.url);
     const page = await pageAs(ui.browser, server.url, project.owner);
     const rows = ['email,subscribed,first_name,city,notes'];
-    for (let i = 0; i < 40; i++) rows.push(`guest${i}@onsen.example,${i % 4 !== 0},${['山田', 'Ольга', 'Søren', 'Nguyễn'][i % 4]},${['京都', 'Москва', 'Århus', 'Hà Nội'][i % 4]},"Line one, with a comma; ""quoted"""`);
+    for (let i = 0; i < 40; i++)
+      rows.push(
+        `guest${i}@onsen.example,${i % 4 !== 0},${['山田', 'Ольга', 'Søren', 'Nguyễn'][i % 4]},${['京都', 'Москва', 'Århus', 'Hà Nội'][i % 4]},"Line one, with a comma; ""quoted"""`,
+      );
     rows.push('not-an-email,true,Broken,Nowhere,');
     try {
       await page.goto(`/p/${project.id}/contacts/import`);

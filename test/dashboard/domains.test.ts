@@ -1,12 +1,12 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { createProject } from '../kit/accounts.ts';
-import { assertAccessible, checkPhoneWidth, pageAs, screenshot, useDashboardBrowser } from '../kit/browser.ts';
+import { assertAccessible, BROWSER_PASS, checkPhoneWidth, pageAs, screenshot, useDashboardBrowser } from '../kit/browser.ts';
 import type { DnsServer } from '../kit/dns.ts';
 import { projectWithSender, publishRecords, uniqueDomain } from '../kit/domains.ts';
 import { startTestServerWithDns, type TestServer } from '../kit/server.ts';
 
-describe('Dashboard: domains, API keys and the email record page', () => {
+describe('Dashboard: domains, API keys and the email record page', BROWSER_PASS, () => {
   let server: TestServer;
   let dns: DnsServer;
   const ui = useDashboardBrowser();
@@ -68,7 +68,10 @@ describe('Dashboard: domains, API keys and the email record page', () => {
       await dialog.getByRole('button', { name: 'Delete domain' }).click();
       await page.getByRole('region', { name: `Domain ${other}` }).waitFor({ state: 'detached' });
       const after = await project.api.get(`/domains/project/${project.id}`);
-      assert.deepEqual(after.body.data.map((d: { domain: string }) => d.domain), [name]);
+      assert.deepEqual(
+        after.body.data.map((d: { domain: string }) => d.domain),
+        [name],
+      );
 
       await checkPhoneWidth(ui.browser, server.url, page, `/p/${project.id}/domains`, 'domains', (p) => p.getByText('Verified', { exact: true }).waitFor());
     } finally {

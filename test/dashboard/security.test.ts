@@ -1,13 +1,13 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { createProject, sessionCookieFrom, type TestProject } from '../kit/accounts.ts';
-import { assertAccessible, pageAs, screenshot, useDashboardBrowser, withPageState } from '../kit/browser.ts';
+import { assertAccessible, BROWSER_PASS, pageAs, screenshot, useDashboardBrowser, withPageState } from '../kit/browser.ts';
 import { client } from '../kit/http.ts';
 import { startTestServer, type TestServer } from '../kit/server.ts';
 
 const FIREFOX = 'Mozilla/5.0 (Windows NT 10.0; Win64; x64; rv:133.0) Gecko/20100101 Firefox/133.0';
 
-describe('Dashboard: named API keys and the account’s sessions', () => {
+describe('Dashboard: named API keys and the account’s sessions', BROWSER_PASS, () => {
   let server: TestServer;
   let project: TestProject;
   const ui = useDashboardBrowser();

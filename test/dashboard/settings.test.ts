@@ -2,10 +2,10 @@ import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import type { Page } from 'playwright-core';
 import { createAccount, createProject, uniqueEmail } from '../kit/accounts.ts';
-import { assertAccessible, checkPhoneWidth, pageAs, screenshot, useDashboardBrowser } from '../kit/browser.ts';
+import { assertAccessible, BROWSER_PASS, checkPhoneWidth, pageAs, screenshot, useDashboardBrowser } from '../kit/browser.ts';
 import { startTestServer, type TestServer } from '../kit/server.ts';
 
-describe('Dashboard: project settings', () => {
+describe('Dashboard: project settings', BROWSER_PASS, () => {
   let server: TestServer;
   const ui = useDashboardBrowser();
   before(async () => {
@@ -45,11 +45,14 @@ describe('Dashboard: project settings', () => {
       await roleOfColleague.waitFor();
       assert.equal(await roleOfColleague.inputValue(), 'ADMIN');
       await roleOfColleague.selectOption('MEMBER');
-      await page.waitForFunction(async ([id, email]) => {
-        const res = await fetch(`/projects/${id}/members`, { headers: { 'x-project-id': id! } });
-        const body = (await res.json()) as { data: { email: string; role: string }[] };
-        return body.data.some((m) => m.email === email && m.role === 'MEMBER');
-      }, [project.id, colleague.email]);
+      await page.waitForFunction(
+        async ([id, email]) => {
+          const res = await fetch(`/projects/${id}/members`, { headers: { 'x-project-id': id! } });
+          const body = (await res.json()) as { data: { email: string; role: string }[] };
+          return body.data.some((m) => m.email === email && m.role === 'MEMBER');
+        },
+        [project.id, colleague.email],
+      );
       // The last owner cannot be demoted: the refusal shows on that member's row.
       await page.getByRole('combobox', { name: `Role of ${project.owner.email}` }).selectOption('ADMIN');
       await page.getByText('The last OWNER of a project cannot be demoted.').waitFor();
@@ -96,8 +99,14 @@ describe('Dashboard: project settings', () => {
       }
 
       // Removing a member asks first.
-      await page.getByRole('row', { name: new RegExp(colleague.email.replaceAll('.', '\\.')) }).getByRole('button', { name: 'Remove' }).click();
-      await page.getByRole('dialog', { name: `Remove ${colleague.email}?` }).getByRole('button', { name: 'Remove member' }).click();
+      await page
+        .getByRole('row', { name: new RegExp(colleague.email.replaceAll('.', '\\.')) })
+        .getByRole('button', { name: 'Remove' })
+        .click();
+      await page
+        .getByRole('dialog', { name: `Remove ${colleague.email}?` })
+        .getByRole('button', { name: 'Remove member' })
+        .click();
       await page.getByRole('combobox', { name: `Role of ${colleague.email}` }).waitFor({ state: 'detached' });
 
       // Reset wipes the data once the exact name is typed; the project and its keys stay.

@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import type { Page } from 'playwright-core';
 import { createProject } from '../kit/accounts.ts';
-import { assertAccessible, checkPhoneWidth, pageAs, screenshot, useDashboardBrowser } from '../kit/browser.ts';
+import { assertAccessible, BROWSER_PASS, checkPhoneWidth, pageAs, screenshot, useDashboardBrowser } from '../kit/browser.ts';
 import type { DnsServer } from '../kit/dns.ts';
 import { verifiedDomain } from '../kit/domains.ts';
 import { startTestServerWithDns, type TestServer } from '../kit/server.ts';
@@ -41,7 +41,8 @@ async function previewText(page: Page, pattern: RegExp): Promise<string> {
 const countInPreview = (page: Page, selector: string, text: string) =>
   page.evaluate(
     ([selector, text]) =>
-      [...((globalThis as any).document.querySelector('iframe[title="Rendered email"]').contentDocument.querySelectorAll(selector) as any[])].filter((e) => e.textContent === text).length,
+      [...((globalThis as any).document.querySelector('iframe[title="Rendered email"]').contentDocument.querySelectorAll(selector) as any[])].filter((e) => e.textContent === text)
+        .length,
     [selector, text],
   );
 
@@ -53,7 +54,7 @@ async function setBody(page: Page, source: string) {
   await editor.fill(source);
 }
 
-describe('Dashboard: templates', () => {
+describe('Dashboard: templates', BROWSER_PASS, () => {
   let server: TestServer;
   let dns: DnsServer;
   let sink: SmtpSink;
@@ -98,7 +99,11 @@ describe('Dashboard: templates', () => {
 
       // The server refuses a sender on a domain the project has not verified: said under the field.
       await page.getByRole('button', { name: 'Create template' }).click();
-      await page.getByText('The sender domain is not verified in this project.').or(page.getByText(/not verified/)).first().waitFor();
+      await page
+        .getByText('The sender domain is not verified in this project.')
+        .or(page.getByText(/not verified/))
+        .first()
+        .waitFor();
       const fromField = page.getByRole('textbox', { name: 'From address' });
       assert.equal(await fromField.getAttribute('aria-invalid'), 'true');
       await fromField.fill(`orders@${domain.domain}`);
@@ -189,7 +194,15 @@ describe('Dashboard: templates', () => {
       assert.equal(saved.body.name, 'Newsletter');
 
       // Step 2: an unknown MJML element is marked at its line (line 4), and the preview says it is stale.
-      const broken = ['<mjml>', '  <mj-body>', '    <mj-section><mj-column>', '      <mj-buton href="https://example.com">Read</mj-buton>', '    </mj-column></mj-section>', '  </mj-body>', '</mjml>'].join('\n');
+      const broken = [
+        '<mjml>',
+        '  <mj-body>',
+        '    <mj-section><mj-column>',
+        '      <mj-buton href="https://example.com">Read</mj-buton>',
+        '    </mj-column></mj-section>',
+        '  </mj-body>',
+        '</mjml>',
+      ].join('\n');
       await setBody(page, broken);
       const error = page.getByRole('alert', { name: 'Syntax error in the body' });
       await error.waitFor();

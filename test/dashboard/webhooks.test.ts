@@ -3,7 +3,7 @@ import { after, before, describe, test } from 'node:test';
 import type { Page } from 'playwright-core';
 import { Webhook } from 'standardwebhooks';
 import { createAccount, createProject, uniqueEmail } from '../kit/accounts.ts';
-import { assertAccessible, checkPhoneWidth, pageAs, screenshot, useDashboardBrowser } from '../kit/browser.ts';
+import { assertAccessible, BROWSER_PASS, checkPhoneWidth, pageAs, screenshot, useDashboardBrowser } from '../kit/browser.ts';
 import { client } from '../kit/http.ts';
 import { type Receiver, type Reply, startReceiver } from '../kit/receiver.ts';
 import { startTestServer, type TestServer } from '../kit/server.ts';
@@ -11,7 +11,7 @@ import { startTestServer, type TestServer } from '../kit/server.ts';
 /** Two retries 0.4 s apart: three attempts, then `failed`. */
 const SCHEDULE = '0.4,0.4';
 
-describe('Dashboard: webhook endpoints', () => {
+describe('Dashboard: webhook endpoints', BROWSER_PASS, () => {
   let server: TestServer;
   let receiver: Receiver;
   const ui = useDashboardBrowser();
@@ -106,7 +106,10 @@ describe('Dashboard: webhook endpoints', () => {
 
       answer = { status: 204 };
       await failedPanel.getByRole('button', { name: 'Replay now' }).click();
-      await log.getByRole('button', { name: /^Succeeded invoice\.paid/ }).nth(1).waitFor({ timeout: 30_000 });
+      await log
+        .getByRole('button', { name: /^Succeeded invoice\.paid/ })
+        .nth(1)
+        .waitFor({ timeout: 30_000 });
 
       // Replay of a window: only the failed messages of that window go again.
       answer = { status: 500, body: 'down' };
@@ -124,7 +127,10 @@ describe('Dashboard: webhook endpoints', () => {
       await replayForm.getByLabel(/^From/).fill(anHourAgo);
       await replayForm.getByRole('button', { name: 'Replay failed messages' }).click();
       await replayForm.getByText('1 failed message is being sent again.').waitFor();
-      await log.getByRole('button', { name: /^Succeeded invoice\.paid/ }).nth(2).waitFor({ timeout: 30_000 });
+      await log
+        .getByRole('button', { name: /^Succeeded invoice\.paid/ })
+        .nth(2)
+        .waitFor({ timeout: 30_000 });
       assert.equal(await log.getByRole('button', { name: /^Failed invoice\.paid/ }).count(), 0);
 
       // Rotation shows the new secret once; the old one still signs beside it.
@@ -143,7 +149,10 @@ describe('Dashboard: webhook endpoints', () => {
       assert.equal((await project.api.get(`/webhook-endpoints/${endpointId}`)).body.enabled, false);
 
       await checkPhoneWidth(ui.browser, server.url, page, `/p/${project.id}/webhooks/${endpointId}`, 'webhook-endpoint', (p: Page) =>
-        p.getByRole('button', { name: /^Succeeded invoice\.paid/ }).first().waitFor(),
+        p
+          .getByRole('button', { name: /^Succeeded invoice\.paid/ })
+          .first()
+          .waitFor(),
       );
 
       // A MEMBER reads the endpoint and its log, and sees why it cannot change them.
@@ -154,9 +163,13 @@ describe('Dashboard: webhook endpoints', () => {
       try {
         await memberPage.goto(`/p/${project.id}/webhooks/${endpointId}`);
         await memberPage.getByText('Your role (MEMBER) can read this endpoint and its log.', { exact: false }).waitFor();
-        for (const name of ['Edit', 'Rotate secret', 'Delete', 'Replay failed messages']) assert.ok(await memberPage.getByRole('button', { name }).isDisabled(), `${name} is disabled`);
+        for (const name of ['Edit', 'Rotate secret', 'Delete', 'Replay failed messages'])
+          assert.ok(await memberPage.getByRole('button', { name }).isDisabled(), `${name} is disabled`);
         assert.ok(await memberPage.getByRole('switch', { name: 'Enabled' }).isDisabled());
-        await memberPage.getByRole('button', { name: /^Succeeded invoice\.paid/ }).first().click();
+        await memberPage
+          .getByRole('button', { name: /^Succeeded invoice\.paid/ })
+          .first()
+          .click();
         assert.ok(await memberPage.getByRole('button', { name: 'Replay now' }).first().isDisabled());
         await assertAccessible(memberPage, 'endpoint seen by a member');
         await memberPage.goto(`/p/${project.id}/webhooks`);

@@ -2,14 +2,14 @@ import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import type { Page } from 'playwright-core';
 import type { TestProject } from '../kit/accounts.ts';
-import { assertAccessible, pageAs, screenshot, useDashboardBrowser, withPageState } from '../kit/browser.ts';
+import { assertAccessible, BROWSER_PASS, pageAs, screenshot, useDashboardBrowser, withPageState } from '../kit/browser.ts';
 import type { DnsServer } from '../kit/dns.ts';
 import { projectWithSender } from '../kit/domains.ts';
 import { startTestServerWithDns, type TestServer } from '../kit/server.ts';
 import { type SmtpSink, startSmtpSink } from '../kit/smtp.ts';
-import { buildWorkflow, connect, enable, eventually, track, waitForExecution } from '../kit/workflows.ts';
+import { buildWorkflow, connect, enable, track, waitForExecution } from '../kit/workflows.ts';
 
-describe('Dashboard: workflows', () => {
+describe('Dashboard: workflows', BROWSER_PASS, () => {
   let server: TestServer;
   let dns: DnsServer;
   let sink: SmtpSink;
@@ -137,9 +137,18 @@ describe('Dashboard: workflows', () => {
   test('a dry run for a contact shows, on the canvas and as a list, the same path the real run then takes', async () => {
     const { project, from } = await projectWithSender(server.url, dns);
     const template = await welcomeTemplate(project, from);
-    const flow = await buildWorkflow(project.api, { name: 'Renewal', eventName: 'renewal-due' }, [{ type: 'CONDITION', name: 'Is Pro?', config: { field: 'data.plan', operator: 'equals', value: 'pro' } }]);
+    const flow = await buildWorkflow(project.api, { name: 'Renewal', eventName: 'renewal-due' }, [
+      { type: 'CONDITION', name: 'Is Pro?', config: { field: 'data.plan', operator: 'equals', value: 'pro' } },
+    ]);
     const condition = flow.stepIds[0]!;
-    const send = (await project.api.post(`/workflows/${flow.id}/steps`, { type: 'SEND_EMAIL', name: 'Thank-you email', config: { templateId: template.id }, after: { stepId: condition, branch: 'yes' } })).body.id;
+    const send = (
+      await project.api.post(`/workflows/${flow.id}/steps`, {
+        type: 'SEND_EMAIL',
+        name: 'Thank-you email',
+        config: { templateId: template.id },
+        after: { stepId: condition, branch: 'yes' },
+      })
+    ).body.id;
     const exit = (await project.api.post(`/workflows/${flow.id}/steps`, { type: 'EXIT', name: 'Not Pro', config: { reason: 'free plan' } })).body.id;
     await connect(project.api, flow.id, condition, exit, 'no');
     const contact = await project.api.post('/contacts', { email: 'sofia@example.es', data: { plan: 'pro', firstName: 'Sofía' } });
@@ -169,7 +178,10 @@ describe('Dashboard: workflows', () => {
         real.steps.map((s: { stepId: string }) => s.stepId),
         dry.body.path.map((p: { stepId: string }) => p.stepId),
       );
-      assert.deepEqual(real.steps.map((s: { stepId: string }) => s.stepId), [flow.triggerId, condition, send]);
+      assert.deepEqual(
+        real.steps.map((s: { stepId: string }) => s.stepId),
+        [flow.triggerId, condition, send],
+      );
       assert.equal(real.status, dry.body.result);
     } finally {
       await page.context().close();
@@ -204,12 +216,18 @@ describe('Dashboard: workflows', () => {
       const earlyDone = await waitForExecution(project.api, flow.id, early, ['EXITED', 'FAILED', 'COMPLETED'], 90_000);
       const lateDone = await waitForExecution(project.api, flow.id, late, ['EXITED', 'FAILED', 'COMPLETED'], 90_000);
       assert.equal(earlyDone.status, 'EXITED', earlyDone.error);
-      assert.deepEqual(earlyDone.steps.map((s: { type: string }) => s.type), ['TRIGGER', 'DELAY', 'EXIT']);
+      assert.deepEqual(
+        earlyDone.steps.map((s: { type: string }) => s.type),
+        ['TRIGGER', 'DELAY', 'EXIT'],
+      );
       assert.deepEqual((await project.api.get(`/contacts/${early}`)).body.data, {});
       assert.equal(lateDone.status, 'EXITED', lateDone.error);
-      assert.deepEqual(lateDone.steps.map((s: { type: string }) => s.type), ['TRIGGER', 'DELAY', 'UPDATE_CONTACT', 'EXIT']);
+      assert.deepEqual(
+        lateDone.steps.map((s: { type: string }) => s.type),
+        ['TRIGGER', 'DELAY', 'UPDATE_CONTACT', 'EXIT'],
+      );
       assert.deepEqual((await project.api.get(`/contacts/${late}`)).body.data, { tier: 'gold', note: 'série spéciale' });
-      await step(page, 'the waiting contact\'s trace is on its old version', async () => {
+      await step(page, "the waiting contact's trace is on its old version", async () => {
         await page.getByRole('tab', { name: 'Executions' }).click();
         await page.getByRole('button', { name: `Show the trace of execution ${early.slice(0, 8)}` }).click();
         await page.getByRole('heading', { name: 'Trace: EXITED on version 1' }).waitFor();

@@ -3,11 +3,11 @@ import { after, before, describe, test } from 'node:test';
 import { uniqueEmail } from '../kit/accounts.ts';
 import { type DnsServer, startDnsServer } from '../kit/dns.ts';
 import { projectWithSender } from '../kit/domains.ts';
-import { type SmtpSink, startSmtpSink } from '../kit/smtp.ts';
-import { startTestServer, type TestServer } from '../kit/server.ts';
 import { waitForStatus } from '../kit/emails.ts';
+import { startTestServer, type TestServer } from '../kit/server.ts';
+import { type SmtpSink, startSmtpSink } from '../kit/smtp.ts';
 
-// Bounce classes over real SMTP (contract §6, RFC 3463): the sink answers each recipient as a
+// Bounce classes over real SMTP (docs/decisions/sending.md, RFC 3463): the sink answers each recipient as a
 // receiving server would, and the records, events, suppression list and retries are read back
 // through the API.
 
@@ -24,7 +24,7 @@ type Api = { get: (path: string) => Promise<{ status: number; body: any; text: s
 
 const eventsOf = async (api: Api, contactId: string) => (await api.get(`/events?contactId=${contactId}&limit=100`)).body.data as Array<{ name: string; data: any }>;
 
-describe('bounce classes over SMTP (contract §6)', () => {
+describe('bounce classes over SMTP (docs/decisions/sending.md)', () => {
   let dns: DnsServer;
   let sink: SmtpSink;
   let server: TestServer;
@@ -127,7 +127,10 @@ describe('bounce classes over SMTP (contract §6)', () => {
     assert.match(record.error, /^Gave up after 24 hours of temporary failures; last: Soft bounce, retrying: SMTP 552: 552 5\.2\.2 Mailbox full/);
     assert.equal(sink.attempts(sent.to), 2);
     const events = await eventsOf(sent.project.api, sent.contactId);
-    assert.deepEqual(events.filter((e) => e.name === 'email.bounced').map((e) => e.data.bounceType), ['soft']);
+    assert.deepEqual(
+      events.filter((e) => e.name === 'email.bounced').map((e) => e.data.bounceType),
+      ['soft'],
+    );
     assert.equal(events.filter((e) => e.name === 'email.failed').length, 1);
     assert.equal((await sent.project.api.get(`/contacts/${sent.contactId}`)).body.subscribed, true);
     rcpt.delete(sent.to);

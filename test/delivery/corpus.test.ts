@@ -14,7 +14,7 @@ import { type SmtpSink, startSmtpSink } from '../kit/smtp.ts';
 import { buildWorkflow, enable, track } from '../kit/workflows.ts';
 
 /**
- * Issue 14's proof: messages of varied real content, through every sending path, verified as a
+ * The deliverability proof: messages of varied real content, through every sending path, verified as a
  * receiver would (mailauth) against the records published exactly as POST /domains returned them,
  * with the relay's address as SPF_MECHANISMS authorizes it. Over SMTP and in the outbox.
  */
@@ -85,7 +85,10 @@ for (const mode of ['smtp', 'outbox'] as const) {
       publishRecords(dns, created.body, true);
       const verified = await project.api.get(`/domains/${created.body.id}/verify`);
       assert.equal(verified.body.status, 'verified', verified.text);
-      assert.deepEqual(verified.body.records.map((record: { state: string }) => record.state), ['found', 'found', 'found']);
+      assert.deepEqual(
+        verified.body.records.map((record: { state: string }) => record.state),
+        ['found', 'found', 'found'],
+      );
       const from = `shop@${created.body.domain}`;
 
       await Promise.all(CORPUS.map((message) => sendThrough(project, pathOf(message), message, from, recipientOf(message, run))));
@@ -93,7 +96,11 @@ for (const mode of ['smtp', 'outbox'] as const) {
       const mine = new Map(CORPUS.map((message) => [recipientOf(message, run), message]));
       const arrived = await arrivals((to) => mine.has(to), CORPUS.length, 45_000);
       const missing = CORPUS.filter((message) => !arrived.some((m) => m.to.toLowerCase() === recipientOf(message, run)));
-      assert.deepEqual(missing.map((m) => `${m.index} (${pathOf(m)})`), [], 'every message arrives');
+      assert.deepEqual(
+        missing.map((m) => `${m.index} (${pathOf(m)})`),
+        [],
+        'every message arrives',
+      );
       assert.equal(arrived.length, CORPUS.length, 'one message each');
 
       const authenticate = receiver(dns);
@@ -158,7 +165,10 @@ async function sendThrough(project: TestProject, path: SendPath, message: Corpus
   const extras = { ...(Object.keys(message.headers).length ? { headers: message.headers } : {}), ...(message.attachments.length ? { attachments: message.attachments } : {}) };
   switch (path) {
     case 'send':
-      return expectStatus(await api.post('/v1/send', { to: recipient, from: { name: message.fromName, email: from }, subject: message.subject, body: message.html, ...extras }), 200);
+      return expectStatus(
+        await api.post('/v1/send', { to: recipient, from: { name: message.fromName, email: from }, subject: message.subject, body: message.html, ...extras }),
+        200,
+      );
     case 'template-send': {
       const type = message.index % 2 ? 'MARKETING' : 'TRANSACTIONAL';
       return expectStatus(await api.post('/v1/send', { to: recipient, template: await template(type), subscribed: true, ...extras }), 200);

@@ -8,7 +8,7 @@ import { verifiedDomain } from '../kit/domains.ts';
 import { client } from '../kit/http.ts';
 import { prepareEnvironment, type SpawnedServer, spawnServer } from '../kit/server.ts';
 
-describe('a worker killed mid-batch loses nothing (contract §6: at least once, repeats only of hand-offs in flight)', () => {
+describe('a worker killed mid-batch loses nothing (docs/decisions/sending.md: at least once, repeats only of hand-offs in flight)', () => {
   let dns: DnsServer;
   let relay: CountingRelay;
   let server: SpawnedServer | undefined;
@@ -36,7 +36,14 @@ describe('a worker killed mid-batch loses nothing (contract §6: at least once, 
     const ids: string[] = [];
     const sends = [];
     for (let start = 0; start < recipients.length; start += 50) {
-      sends.push(project.api.post('/v1/send', { to: recipients.slice(start, start + 50), from: `a@${domain.domain}`, subject: 'Your receipt — ご注文', body: '<p>Thank you for your order.</p><ul><li>One</li><li>Two</li></ul>' }));
+      sends.push(
+        project.api.post('/v1/send', {
+          to: recipients.slice(start, start + 50),
+          from: `a@${domain.domain}`,
+          subject: 'Your receipt — ご注文',
+          body: '<p>Thank you for your order.</p><ul><li>One</li><li>Two</li></ul>',
+        }),
+      );
     }
     for (const res of await Promise.all(sends)) {
       assert.equal(res.status, 200, res.text);
@@ -70,7 +77,10 @@ describe('a worker killed mid-batch loses nothing (contract §6: at least once, 
       assert.equal(record.status, 'DELIVERED', `${record.to}: ${record.status}`);
       const messages = relay.messages.filter((m) => m.to.includes(record.to));
       assert.ok(messages.length >= 1, `${record.to} never got its message`);
-      assert.ok(messages.every((m) => m.messageId === record.messageId), `${record.to}: another Message-ID`);
+      assert.ok(
+        messages.every((m) => m.messageId === record.messageId),
+        `${record.to}: another Message-ID`,
+      );
       assert.ok(record.resends >= messages.length - 1, `${record.to}: ${messages.length} messages, ${record.resends} resends`);
       repeats += messages.length - 1;
     }

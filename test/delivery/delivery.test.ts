@@ -6,14 +6,13 @@ import { simpleParser } from 'mailparser';
 import { createProject, uniqueEmail } from '../kit/accounts.ts';
 import { type DnsServer, startDnsServer } from '../kit/dns.ts';
 import { verifiedDomain } from '../kit/domains.ts';
-import { type SmtpSink, startSmtpSink } from '../kit/smtp.ts';
-import { startTestServer, startTestServerWithDns, type TestServer } from '../kit/server.ts';
 import { waitForStatus } from '../kit/emails.ts';
+import { startTestServer, startTestServerWithDns, type TestServer } from '../kit/server.ts';
+import { type SmtpSink, startSmtpSink } from '../kit/smtp.ts';
 
-const eventNames = async (api: any, contactId: string) =>
-  (await api.get(`/events?contactId=${contactId}`)).body.data.map((e: { name: string }) => e.name).sort();
+const eventNames = async (api: any, contactId: string) => (await api.get(`/events?contactId=${contactId}`)).body.data.map((e: { name: string }) => e.name).sort();
 
-describe('delivery over SMTP: bounces, suppression, retries (contract §6)', () => {
+describe('delivery over SMTP: bounces, suppression, retries (docs/decisions/sending.md)', () => {
   let dns: DnsServer;
   let sink: SmtpSink;
   let server: TestServer;
@@ -115,7 +114,7 @@ describe('delivery over SMTP: bounces, suppression, retries (contract §6)', () 
   });
 });
 
-describe('delivery to the outbox when SMTP_URL is unset (contract §1, §6)', () => {
+describe('delivery to the outbox when SMTP_URL is unset (docs/architecture.md, §6)', () => {
   let dns: DnsServer;
   let server: TestServer;
   before(async () => {

@@ -7,7 +7,7 @@ import { dkimVerify } from 'mailauth/lib/dkim/verify.js';
 import { simpleParser } from 'mailparser';
 import { assertCanonical, composeMessage, dkimSign, type MessageInput } from '../../src/delivery/mime.ts';
 import { htmlToText } from '../../src/rendering/render.ts';
-import { generateCorpus, type CorpusMessage } from '../kit/corpus.ts';
+import { type CorpusMessage, generateCorpus } from '../kit/corpus.ts';
 import { type DnsServer, startDnsServer } from '../kit/dns.ts';
 
 const DOMAIN = 'corpus.example.test';
@@ -17,7 +17,10 @@ const decodeWords = (value: string) =>
   value.replace(/\?=\s+=\?/g, '?==?').replace(/=\?UTF-8\?([QB])\?([^?]*)\?=/gi, (_, encoding: string, text: string) =>
     encoding.toUpperCase() === 'B'
       ? Buffer.from(text, 'base64').toString('utf8')
-      : Buffer.from(text.replace(/_/g, ' ').replace(/=([0-9A-F]{2})/gi, (_m, hex: string) => String.fromCharCode(parseInt(hex, 16))), 'binary').toString('utf8'),
+      : Buffer.from(
+          text.replace(/_/g, ' ').replace(/=([0-9A-F]{2})/gi, (_m, hex: string) => String.fromCharCode(parseInt(hex, 16))),
+          'binary',
+        ).toString('utf8'),
   );
 const SELECTOR = 'mrcorpus01';
 
@@ -41,7 +44,7 @@ function inputOf(message: CorpusMessage): MessageInput {
   };
 }
 
-describe('the message is canonical and its DKIM signature verifies on any content (contract §6)', () => {
+describe('the message is canonical and its DKIM signature verifies on any content (docs/decisions/sending.md)', () => {
   let dns: DnsServer;
   let verify: (message: Buffer) => Promise<{ result: string; comment: string; bodyHash: string | undefined }>;
   const { privateKey, publicKey } = generateKeyPairSync('rsa', {
@@ -102,7 +105,11 @@ describe('the message is canonical and its DKIM signature verifies on any conten
     for (const message of corpus) {
       const raw = await composeMessage({ ...inputOf(message), date: new Date('2026-11-24T12:00:00Z') });
       const ours = await dkimSign(raw, key);
-      const theirs = await mailauthSign(raw, { canonicalization: 'relaxed/relaxed', algorithm: 'rsa-sha256', signatureData: [{ signingDomain: DOMAIN, selector: SELECTOR, privateKey }] } as never);
+      const theirs = await mailauthSign(raw, {
+        canonicalization: 'relaxed/relaxed',
+        algorithm: 'rsa-sha256',
+        signatureData: [{ signingDomain: DOMAIN, selector: SELECTOR, privateKey }],
+      } as never);
       assert.equal(theirs.errors?.length ?? 0, 0);
       const mailauthSigned = Buffer.concat([Buffer.from(theirs.signatures), raw]);
       const a = await verify(ours);

@@ -3,12 +3,12 @@ import { after, before, describe, test } from 'node:test';
 import { type TestProject, uniqueEmail } from '../kit/accounts.ts';
 import type { DnsServer } from '../kit/dns.ts';
 import { projectWithSender } from '../kit/domains.ts';
-import { type SinkMessage, type SmtpSink, startSmtpSink } from '../kit/smtp.ts';
 import { startTestServerWithDns, type TestServer } from '../kit/server.ts';
+import { type SinkMessage, type SmtpSink, startSmtpSink } from '../kit/smtp.ts';
 
 const RATE = 10;
 
-describe('SEND_RATE_PER_SECOND: a per-project throttle on outgoing mail (contract §1, §6)', () => {
+describe('SEND_RATE_PER_SECOND: a per-project throttle on outgoing mail (docs/architecture.md, §6)', () => {
   let server: TestServer;
   let dns: DnsServer;
   let sink: SmtpSink;
@@ -20,7 +20,6 @@ describe('SEND_RATE_PER_SECOND: a per-project throttle on outgoing mail (contrac
     await server.close();
     await sink.close();
   });
-
 
   async function send(project: TestProject, from: string, count: number, label: string): Promise<void> {
     const to = Array.from({ length: count }, (_, i) => uniqueEmail(`${label}-${i}`));

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { createPublicKey } from 'node:crypto';
-import { Resolver } from 'node:dns/promises';
 import { createSocket, type Socket } from 'node:dgram';
+import { Resolver } from 'node:dns/promises';
 import { after, before, describe, test } from 'node:test';
 import { dkimVerify } from 'mailauth/lib/dkim/verify.js';
 import nodemailer from 'nodemailer';
@@ -15,7 +15,7 @@ import { startTestServer, startTestServerWithDns, type TestServer } from '../kit
 type DnsRecord = { type: string; name: string; value: string; required: boolean };
 const dkimOf = (domain: { records: DnsRecord[] }) => domain.records.find((record) => record.required)!;
 
-describe('sender domains (contract §7)', () => {
+describe('sender domains (docs/decisions/domains.md)', () => {
   let dns: DnsServer;
   let server: TestServer;
   before(async () => {
@@ -75,7 +75,10 @@ describe('sender domains (contract §7)', () => {
 
     const list = await project.api.get(`/domains/project/${project.id}`);
     assert.equal(list.status, 200);
-    assert.deepEqual(list.body.data.map((d: { id: string; status: string }) => [d.id, d.status]), [[created.body.id, 'verified']]);
+    assert.deepEqual(
+      list.body.data.map((d: { id: string; status: string }) => [d.id, d.status]),
+      [[created.body.id, 'verified']],
+    );
     const one = await project.api.get(`/domains/${created.body.id}`);
     assert.equal(one.body.status, 'verified');
   });
@@ -238,10 +241,7 @@ describe('sender domains (contract §7)', () => {
     dns.unresponsive(verifiedName);
     dns.unresponsive(dkimOf(pending.body).name);
     try {
-      const [stillVerified, stillPending] = await Promise.all([
-        project.api.get(`/domains/${verified.id}/verify`),
-        project.api.get(`/domains/${pending.body.id}/verify`),
-      ]);
+      const [stillVerified, stillPending] = await Promise.all([project.api.get(`/domains/${verified.id}/verify`), project.api.get(`/domains/${pending.body.id}/verify`)]);
       assert.equal(stillVerified.status, 200, stillVerified.text);
       assert.equal(stillVerified.body.status, 'verified');
       assert.equal(stillVerified.body.verifiedAt, first.body.verifiedAt);

@@ -26,7 +26,7 @@ describe('SPF advice (RFC 7208: one record per domain)', () => {
   });
 });
 
-describe('a domain’s records and their states (contract §7; SPF_MECHANISMS, contract §1)', () => {
+describe('a domain’s records and their states (docs/decisions/domains.md; SPF_MECHANISMS, docs/architecture.md)', () => {
   let dns: DnsServer;
   let server: TestServer;
   let project: TestProject;
@@ -68,7 +68,10 @@ describe('a domain’s records and their states (contract §7; SPF_MECHANISMS, c
     checked = await verify();
     let records = byKind(checked);
     assert.equal(checked.status, 'pending');
-    assert.deepEqual({ state: records.dkim.state, found: records.dkim.found, value: records.dkim.value }, { state: 'wrong_value', found: ['v=DKIM1; k=rsa; p=MIIBIjANBgkqhkiG9w0BAQEFAAOCAQ8AMIIBCgKCAQEAstale'], value: dkim.value });
+    assert.deepEqual(
+      { state: records.dkim.state, found: records.dkim.found, value: records.dkim.value },
+      { state: 'wrong_value', found: ['v=DKIM1; k=rsa; p=MIIBIjANBgkqhkiG9w0BAQEFAAOCAQ8AMIIBCgKCAQEAstale'], value: dkim.value },
+    );
     assert.deepEqual({ state: records.spf.state, found: records.spf.found }, { state: 'wrong_value', found: ['v=spf1 include:_spf.google.com -all'] });
     assert.equal(records.spf.value, 'v=spf1 include:_spf.google.com ip4:127.0.0.1 include:relay.example.test -all');
     // An existing DMARC policy is kept, not downgraded to p=none.
@@ -90,7 +93,7 @@ describe('a domain’s records and their states (contract §7; SPF_MECHANISMS, c
     assert.equal(records.spf.found.length, 2);
     assert.equal(records.spf.value, 'v=spf1 ip4:127.0.0.1 include:relay.example.test include:mailgun.org ~all');
 
-    // A lookup that gets no answer keeps the last answer (contract §7: a timeout is not a failure).
+    // A lookup that gets no answer keeps the last answer (docs/decisions/domains.md: a timeout is not a failure).
     dns.unresponsive(spf.name);
     records = byKind(await verify());
     dns.unresponsive(spf.name, false);
@@ -100,7 +103,7 @@ describe('a domain’s records and their states (contract §7; SPF_MECHANISMS, c
   });
 });
 
-describe('SPF without SPF_MECHANISMS (contract §1)', () => {
+describe('SPF without SPF_MECHANISMS (docs/architecture.md)', () => {
   let server: TestServer;
   before(async () => {
     ({ server } = await startTestServerWithDns());

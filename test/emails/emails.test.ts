@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
-import { campaignBody, createCampaign, seedContacts, until, waitForCampaign } from '../kit/campaigns.ts';
 import { createProject } from '../kit/accounts.ts';
+import { campaignBody, createCampaign, seedContacts, until, waitForCampaign } from '../kit/campaigns.ts';
 import type { DnsServer } from '../kit/dns.ts';
 import { projectWithSender } from '../kit/domains.ts';
 import { startTestServerWithDns, type TestServer } from '../kit/server.ts';
@@ -70,7 +70,8 @@ describe('the rendered message and a contact’s emails (GET /emails/{id}/conten
 
     // Rendered for the recipient: the variable filled, every script and the table kept, the long line whole.
     assert.match(content.html, /<h1>Your order #1042, Ólafur<\/h1>/);
-    for (const part of ['商品は本日発送されました', 'شكراً لطلبك', 'Спасибо за заказ', '<td>Burr grinder — 研磨機</td>', LONG_LINE]) assert.ok(content.html.includes(part), part.slice(0, 40));
+    for (const part of ['商品は本日発送されました', 'شكراً لطلبك', 'Спасибо за заказ', '<td>Burr grinder — 研磨機</td>', LONG_LINE])
+      assert.ok(content.html.includes(part), part.slice(0, 40));
     // The link as written: click rewriting and the open pixel are added at sending, not stored.
     assert.match(content.html, /href="https:\/\/shop\.example\.com\/orders\/1042\?ref=mail"/);
     assert.doesNotMatch(content.html, /mail\.example\.test/);
@@ -92,7 +93,10 @@ describe('the rendered message and a contact’s emails (GET /emails/{id}/conten
   test('a campaign record, whose body is not stored, is rendered from the campaign for its contact', async () => {
     const { project, from } = await projectWithSender(server.url, dns, 'news');
     await seedContacts(project.api, [{ email: 'ingrid@recipients.example.test', name: 'Ingrid', subscribed: true }]);
-    const campaign = await createCampaign(project.api, campaignBody(from, { body: '<p>Hi {{name ?? "friend"}}, спасибо!</p><p><a href="https://example.com/spring">read</a></p>' }));
+    const campaign = await createCampaign(
+      project.api,
+      campaignBody(from, { body: '<p>Hi {{name ?? "friend"}}, спасибо!</p><p><a href="https://example.com/spring">read</a></p>' }),
+    );
     assert.equal((await project.api.post(`/campaigns/${campaign.id}/send`)).status, 200);
     await waitForCampaign(project.api, campaign.id, ['SENT'], 60_000);
     const contact = (await project.api.get('/contacts?search=ingrid')).body.data[0];
@@ -127,8 +131,14 @@ describe('the rendered message and a contact’s emails (GET /emails/{id}/conten
     assert.equal(third.hasMore, false);
     assert.equal(third.cursor, null);
     const listed = [...first.data, ...second.data, ...third.data];
-    assert.deepEqual(listed.map((e: { id: string }) => e.id), [...ids].reverse());
-    assert.deepEqual(listed.map((e: { subject: string }) => e.subject), [...subjects].reverse());
+    assert.deepEqual(
+      listed.map((e: { id: string }) => e.id),
+      [...ids].reverse(),
+    );
+    assert.deepEqual(
+      listed.map((e: { subject: string }) => e.subject),
+      [...subjects].reverse(),
+    );
     assert.ok(listed.every((e: { contactId: string; to: string }) => e.contactId === hana.id && e.to === 'hana@recipients.example.test'));
     assert.ok(!listed.some((e: { id: string }) => e.id === elsewhere.body.data.emails[0].email));
 

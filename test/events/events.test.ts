@@ -28,20 +28,30 @@ describe('Events API', () => {
     assert.equal(all.body.total, 7);
     assert.equal(all.body.hasMore, false);
     assert.equal(all.body.cursor, null);
-    assert.deepEqual(all.body.data.map((e: any) => e.id), [...ids].reverse(), 'newest first');
+    assert.deepEqual(
+      all.body.data.map((e: any) => e.id),
+      [...ids].reverse(),
+      'newest first',
+    );
     const [latest] = all.body.data;
     assert.deepEqual(Object.keys(latest).sort(), ['contactId', 'createdAt', 'data', 'email', 'emailId', 'id', 'name']);
     assert.deepEqual(latest.data, { i: 6 });
     assert.equal(latest.email, alice.toLowerCase());
 
     const views = await project.api.get('/events?name=view');
-    assert.deepEqual(views.body.data.map((e: any) => e.data.i), [6, 3, 0]);
+    assert.deepEqual(
+      views.body.data.map((e: any) => e.data.i),
+      [6, 3, 0],
+    );
     const bobId = all.body.data[1].contactId; // event 5 is bob's
     const bobs = await project.api.get(`/events?contactId=${bobId}`);
     assert.ok(bobs.body.data.every((e: any) => e.email === bob.toLowerCase()));
     assert.equal(bobs.body.total, 3);
     const bobClicks = await project.api.get(`/events?name=click&contactId=${bobId}`);
-    assert.deepEqual(bobClicks.body.data.map((e: any) => e.data.i), [5, 1]);
+    assert.deepEqual(
+      bobClicks.body.data.map((e: any) => e.data.i),
+      [5, 1],
+    );
 
     const seen: string[] = [];
     let cursor: string | null = null;
@@ -74,13 +84,16 @@ describe('Events API', () => {
     const res = await project.api.get(`/events/contact/${mine.contact}`);
     assert.equal(res.status, 200);
     assert.equal(res.body.total, 1);
-    assert.deepEqual(res.body.data.map((e: any) => e.id), [mine.event]);
+    assert.deepEqual(
+      res.body.data.map((e: any) => e.id),
+      [mine.event],
+    );
     assert.equal((await project.api.get(`/events/contact/${theirs.contact}`)).status, 404);
     assert.equal((await project.api.get(`/events/contact/${randomUUID()}`)).status, 404);
     const bad = await project.api.get('/events/contact/123');
     assert.equal(bad.status, 422);
     assert.equal(bad.body.error.errors[0].field, 'contactId');
-    assert.equal((await project.api.get('/events')).body.total, 2, 'other projects\' events are not listed');
+    assert.equal((await project.api.get('/events')).body.total, 2, "other projects' events are not listed");
   });
 
   test('GET /events/names, /usage and DELETE /events/{eventName}', async () => {
@@ -94,7 +107,10 @@ describe('Events API', () => {
     await track(other, uniqueEmail(), 'signup');
     const names = await project.api.get('/events/names');
     assert.equal(names.status, 200);
-    assert.deepEqual(names.body.data.map((n: any) => n.name), ['contact.unsubscribed', 'order.placed', 'signup']);
+    assert.deepEqual(
+      names.body.data.map((n: any) => n.name),
+      ['contact.unsubscribed', 'order.placed', 'signup'],
+    );
     assert.ok(names.body.data.every((n: any) => !Number.isNaN(Date.parse(n.firstSeenAt))));
 
     const usage = await project.api.get('/events/signup/usage');
@@ -104,7 +120,10 @@ describe('Events API', () => {
     const deleted = await project.api.delete('/events/signup');
     assert.equal(deleted.status, 200);
     assert.deepEqual(deleted.body, { deleted: 3 });
-    assert.deepEqual((await project.api.get('/events/names')).body.data.map((n: any) => n.name), ['contact.unsubscribed', 'order.placed']);
+    assert.deepEqual(
+      (await project.api.get('/events/names')).body.data.map((n: any) => n.name),
+      ['contact.unsubscribed', 'order.placed'],
+    );
     assert.equal((await project.api.get('/events?name=signup')).body.total, 0);
     assert.equal((await project.api.get('/events')).body.total, 2);
     assert.deepEqual((await project.api.delete('/events/signup')).body, { deleted: 0 });
@@ -131,7 +150,10 @@ describe('Events API', () => {
     assert.ok(stats.body.byDay.length >= 30 && stats.body.byDay.length <= 31, 'default window: the last 30 days, every day listed');
     const today = new Date().toISOString().slice(0, 10);
     assert.deepEqual(stats.body.byDay.at(-1), { date: today, count: 3 });
-    assert.equal(stats.body.byDay.slice(0, -1).reduce((sum: number, d: any) => sum + d.count, 0), 0);
+    assert.equal(
+      stats.body.byDay.slice(0, -1).reduce((sum: number, d: any) => sum + d.count, 0),
+      0,
+    );
 
     const onlyViews = await project.api.get('/events/stats?name=view');
     assert.equal(onlyViews.body.total, 2);

@@ -6,7 +6,7 @@ import { startTestServer, type TestServer } from '../kit/server.ts';
 
 const withKey = (key: string) => ({ headers: { 'idempotency-key': key } });
 
-describe('Idempotency-Key on /v1/track (api.md Limits, Errors; contract §13)', () => {
+describe('Idempotency-Key on /v1/track (the API reference (Limits), Errors; docs/decisions/idempotency-and-rate-limits.md)', () => {
   let server: TestServer;
   before(async () => {
     server = await startTestServer();

@@ -56,7 +56,7 @@ describe('POST /v1/track and POST /events/track', () => {
     assert.equal((await project.api.get(`/contacts/${subscribeNew.body.data.contact}`)).body.subscribed, false);
   });
 
-  test('a burst of concurrent tracks (shared writes) keeps every request\'s own result and every rule', async () => {
+  test("a burst of concurrent tracks (shared writes) keeps every request's own result and every rule", async () => {
     const [first, second] = [await createProject(server.url), await createProject(server.url)];
     const emails = Array.from({ length: 30 }, () => uniqueEmail('burst'));
     // Seed half as unsubscribed, so that `subscribed: true` in the burst is a change for them.
@@ -64,7 +64,9 @@ describe('POST /v1/track and POST /events/track', () => {
     // 30 contacts of one project, each tracked 4 times at once (same email in one burst), plus
     // the same addresses in a second project: 240 requests in flight together.
     const requests = emails.flatMap((email, i) => [
-      ...[0, 1, 2, 3].map((n) => first.publicApi.post('/v1/track', { email, event: `step-${n}`, data: { [`k${n}`]: n, shared: 'x' }, ...(n === 0 && i < 15 ? { subscribed: true } : {}) })),
+      ...[0, 1, 2, 3].map((n) =>
+        first.publicApi.post('/v1/track', { email, event: `step-${n}`, data: { [`k${n}`]: n, shared: 'x' }, ...(n === 0 && i < 15 ? { subscribed: true } : {}) }),
+      ),
       ...[0, 1, 2, 3].map((n) => second.publicApi.post('/v1/track', { email, event: 'other', data: { n } })),
     ]);
     const responses = await Promise.all(requests);
@@ -114,13 +116,10 @@ describe('POST /v1/track and POST /events/track', () => {
     const project = await createProject(server.url);
     const empty = await project.publicApi.post('/v1/track', {});
     assert.equal(empty.status, 422);
-    assert.deepEqual(
-      empty.body.error.errors.map((e: any) => [e.field, e.code, e.received]).sort(),
-      [
-        ['email', 'invalid_type', 'undefined'],
-        ['event', 'invalid_type', 'undefined'],
-      ],
-    );
+    assert.deepEqual(empty.body.error.errors.map((e: any) => [e.field, e.code, e.received]).sort(), [
+      ['email', 'invalid_type', 'undefined'],
+      ['event', 'invalid_type', 'undefined'],
+    ]);
     const wrong = await project.publicApi.post('/v1/track', { email: 'nope', event: 7, subscribed: 'yes', data: [1] });
     assert.equal(wrong.status, 422);
     assert.deepEqual(wrong.body.error.errors.map((e: any) => e.field).sort(), ['data', 'email', 'event', 'subscribed']);
@@ -136,7 +135,11 @@ describe('POST /v1/track and POST /events/track', () => {
   test('keys: the secret key on /v1/track is a 401 INVALID_API_KEY; /events/track takes a session only', async () => {
     const project = await createProject(server.url);
     const body = { email: uniqueEmail(), event: 'signup' };
-    for (const res of [await project.api.post('/v1/track', body), await client(server.url).post('/v1/track', body), await client(server.url, { key: 'pk_nope' }).post('/v1/track', body)]) {
+    for (const res of [
+      await project.api.post('/v1/track', body),
+      await client(server.url).post('/v1/track', body),
+      await client(server.url, { key: 'pk_nope' }).post('/v1/track', body),
+    ]) {
       assert.equal(res.status, 401);
       assert.equal(res.body.error.code, 'INVALID_API_KEY');
     }

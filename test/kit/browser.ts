@@ -98,7 +98,10 @@ export async function openPage(browser: Browser, baseURL: string, width: number 
  */
 export async function withPageState(page: Page, error: unknown): Promise<unknown> {
   if (!(error instanceof Error) || page.isClosed()) return error;
-  const text = await page.locator('body').innerText({ timeout: 2_000 }).catch(() => '(unreadable)');
+  const text = await page
+    .locator('body')
+    .innerText({ timeout: 2_000 })
+    .catch(() => '(unreadable)');
   const state = `\n  page: ${page.url()}\n  showing: ${text.replace(/\s+/g, ' ').slice(0, 600)}\n  troubles: ${(troubles.get(page) ?? []).slice(-10).join('; ') || 'none'}`;
   error.message += state;
   // The test reporter prints the stack, whose first lines are the message as it was when thrown.
@@ -122,7 +125,13 @@ export async function assertAccessible(page: Page, what: string): Promise<void> 
   });
   const bad = violations.filter((v) => v.impact === 'serious' || v.impact === 'critical');
   assert.deepEqual(
-    bad.map((v) => `${v.impact} ${v.id}: ${v.help} at ${v.nodes.slice(0, 3).map((n) => `${n.target.join(' ')} (${n.failureSummary?.replaceAll('\n', ' ')})`).join('; ')}`),
+    bad.map(
+      (v) =>
+        `${v.impact} ${v.id}: ${v.help} at ${v.nodes
+          .slice(0, 3)
+          .map((n) => `${n.target.join(' ')} (${n.failureSummary?.replaceAll('\n', ' ')})`)
+          .join('; ')}`,
+    ),
     [],
     `accessibility violations on ${what}`,
   );
@@ -165,3 +174,12 @@ export async function pageAs(browser: Browser, baseURL: string, account: { cooki
   await page.context().addCookies([{ name: name!, value: value.join('='), url: baseURL, httpOnly: true, sameSite: 'Lax' }]);
   return page;
 }
+
+/**
+ * Browser tests drive the dashboard in the embedded pass only: the API beneath every page is tested
+ * on each database by its own suites, and a browser pass per database would triple the suite's
+ * longest tests. Under TEST_DATABASE_URL a browser test file reports itself skipped.
+ */
+export const BROWSER_PASS = {
+  skip: process.env.TEST_DATABASE_URL ? 'browser tests run in the embedded pass; the API beneath them runs on every database' : false,
+} as const;

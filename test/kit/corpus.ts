@@ -1,6 +1,5 @@
 /**
- * A corpus of realistic messages made from combinations of content features (issue 14's "Must
- * show"): each message draws several features with a seeded generator, and every feature appears
+ * A corpus of realistic messages made from combinations of content features: each message draws several features with a seeded generator, and every feature appears
  * in many messages. Sources use the line breaks people paste (LF, CRLF, a stray CR), so the
  * service's canonical form is what is tested, not the test's.
  */
@@ -66,7 +65,9 @@ const EMOJI = '🎉 Your order is on its way 🚚💨 — thanks! 👍🏽 👨�
 
 // A 1×1 PNG and a few bytes of a PDF: binary content with CR, LF and NUL bytes in it.
 const PNG = 'iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNk+M9QDwADhgGAWjR9awAAAABJRU5ErkJggg==';
-const PDF = Buffer.concat([Buffer.from('%PDF-1.4\n%\xe2\xe3\xcf\xd3\r\n1 0 obj\r<< /Type /Catalog >>\nendobj\n', 'binary'), Buffer.from([0, 13, 10, 13, 0, 255])]).toString('base64');
+const PDF = Buffer.concat([Buffer.from('%PDF-1.4\n%\xe2\xe3\xcf\xd3\r\n1 0 obj\r<< /Type /Catalog >>\nendobj\n', 'binary'), Buffer.from([0, 13, 10, 13, 0, 255])]).toString(
+  'base64',
+);
 
 const FROM_NAMES = ['Zoë Ångström', '山田 太郎', 'محمد الأحمد', 'Łukasz Żółć 🚀', 'Ñandú “Quotes” & Co.'];
 const TO_NAMES = ['Renée Dubois', '김민준', 'דנה כהן', 'Jürgen O’Brien'];
@@ -79,21 +80,31 @@ export function generateCorpus(count: number, seed = 14): CorpusMessage[] {
 function corpusMessage(index: number, seed: number): CorpusMessage {
   const next = random(seed * 100_003 + index);
   // Each feature with probability 0.4, plus one chosen by the index so that all appear often.
-  const features = FEATURES.filter((feature, f) => f === index % FEATURES.length || next() < 0.4);
+  const features = FEATURES.filter((_feature, f) => f === index % FEATURES.length || next() < 0.4);
   const has = (feature: Feature) => features.includes(feature);
   const parts: string[] = [`<h1>Order #${1000 + index}</h1>`];
   if (has('paragraphs')) parts.push(...PARAGRAPHS.map((p) => `<p>\n  ${p}\n</p>`));
   else parts.push(`<p>${PARAGRAPHS[index % PARAGRAPHS.length]}</p>`);
   if (has('list')) parts.push('<ul>\n  <li>Wool socks, size 42</li>\n  <li>Rain jacket (navy)</li>\n  <li>Gift wrap</li>\n</ul>', '<ol>\n<li>Unpack</li>\n<li>Enjoy</li>\n</ol>');
   if (has('table')) {
-    const rows = [['Item', 'Qty', 'Price'], ['Wool socks', '2', '€ 24.00'], ['Rain jacket', '1', '€ 129.00'], ['Total', '', '€ 153.00']];
-    parts.push(`<table border="1" cellpadding="4">\n${rows.map((r, i) => `  <tr>${r.map((c) => (i === 0 ? `<th>${c}</th>` : `<td>${c}</td>`)).join('')}</tr>`).join('\n')}\n</table>`);
+    const rows = [
+      ['Item', 'Qty', 'Price'],
+      ['Wool socks', '2', '€ 24.00'],
+      ['Rain jacket', '1', '€ 129.00'],
+      ['Total', '', '€ 153.00'],
+    ];
+    parts.push(
+      `<table border="1" cellpadding="4">\n${rows.map((r, i) => `  <tr>${r.map((c) => (i === 0 ? `<th>${c}</th>` : `<td>${c}</td>`)).join('')}</tr>`).join('\n')}\n</table>`,
+    );
   }
   if (has('cjk')) parts.push(...CJK.map((p) => `<p lang="zh">${p}</p>`));
   if (has('rtl')) parts.push(...RTL.map((p) => `<p dir="rtl">${p}</p>`));
   if (has('emoji')) parts.push(`<p>${EMOJI}</p>`);
   if (has('longLine')) parts.push(`<p>${'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789'.repeat(40 + index)}</p><p>${'長'.repeat(700)}</p>`);
-  if (has('longUrl')) parts.push(`<p><a href="https://shop.example.org/orders/${1000 + index}?ref=${'x9'.repeat(700)}&utm_source=mail">Track your order</a> or paste https://shop.example.org/t/${'q'.repeat(1200)}</p>`);
+  if (has('longUrl'))
+    parts.push(
+      `<p><a href="https://shop.example.org/orders/${1000 + index}?ref=${'x9'.repeat(700)}&utm_source=mail">Track your order</a> or paste https://shop.example.org/t/${'q'.repeat(1200)}</p>`,
+    );
   if (has('tabsAndTrailingSpaces')) parts.push('<pre>\tItem\t\tQty   \n\tSocks\t\t2     \n  \t  \n</pre>   \t', '<p>Trailing spaces here   </p>  ');
   if (has('dotAndFromLines')) parts.push('<p>\n.\n..leading dots\n.</p>\nFrom the team,\n.');
   if (has('inlineImage')) parts.push('<p><img src="cid:logo@corpus" alt="Logo" width="1" height="1"></p>');
@@ -113,7 +124,11 @@ function corpusMessage(index: number, seed: number): CorpusMessage {
     attachments.push(
       { filename: 'invoice.pdf', content: PDF, contentType: 'application/pdf' },
       { filename: 'items.csv', content: Buffer.from('item,qty\nsocks,2\r\njacket,1\rwrap,1\n').toString('base64'), contentType: 'text/csv' },
-      { filename: 'forwarded.eml', content: Buffer.from('From: a@example.org\nSubject: Earlier\n\nThe message you asked about.\n').toString('base64'), contentType: 'message/rfc822' },
+      {
+        filename: 'forwarded.eml',
+        content: Buffer.from('From: a@example.org\nSubject: Earlier\n\nThe message you asked about.\n').toString('base64'),
+        contentType: 'message/rfc822',
+      },
       { filename: 'notes.txt', content: Buffer.from(`${'n'.repeat(1500)}\n\ttab line   \n`).toString('base64'), contentType: 'text/plain' },
     );
   }

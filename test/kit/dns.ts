@@ -99,7 +99,7 @@ export async function startDnsServer(options: { ttl?: number; port?: number } = 
     let name = normalize(question.name);
     for (let hops = 0; hops < 8; hops++) {
       const records = zone.get(name);
-      const wanted = [...records?.keys() ?? []].find((t) => TYPE_CODES[t] === question.type);
+      const wanted = [...(records?.keys() ?? [])].find((t) => TYPE_CODES[t] === question.type);
       const cname = records?.get('CNAME');
       if (!wanted && cname?.length && question.type !== Packet.TYPE.CNAME) {
         response.answers.push({ name, type: Packet.TYPE.CNAME, class: Packet.CLASS.IN, ttl, domain: cname[0] } as never);
@@ -155,10 +155,7 @@ export async function startDnsServer(options: { ttl?: number; port?: number } = 
       queries.length = 0;
     },
     close: async () => {
-      await Promise.all([
-        new Promise<void>((resolve) => udp.close(() => resolve())),
-        new Promise<void>((resolve) => tcp.close(() => resolve())),
-      ]);
+      await Promise.all([new Promise<void>((resolve) => udp.close(() => resolve())), new Promise<void>((resolve) => tcp.close(() => resolve()))]);
     },
   };
 }

@@ -4,7 +4,7 @@ import type { TestProject } from './accounts.ts';
  * A generator of malformed requests derived from /openapi.json: for every operation, path
  * parameters, queries and JSON bodies built from the operation's schemas, then broken (wrong types,
  * NULs, unpaired surrogates, huge and deep values, odd content types, bad paths and queries). Each
- * answer must be below 500 and, when an error, in the envelope (or api.md's flat `{ error }`);
+ * answer must be below 500 and, when an error, in the envelope (or the API reference's flat `{ error }`);
  * /health is polled alongside and must answer within HEALTH_LIMIT_MS throughout.
  */
 export const HEALTH_LIMIT_MS = 1000;
@@ -91,7 +91,21 @@ function nastyValue(rnd: Random): unknown {
     case 6:
       return Object.fromEntries(Array.from({ length: rnd.pick([1, 50, 2000]) }, (_, i) => [rnd.chance(0.1) ? `k\u0000${i}` : `key${i}`, rnd.pick(NASTY_STRINGS)]));
     case 7:
-      return { logic: rnd.pick(['AND', 'OR', 'XOR', 5]), groups: [{ filters: [{ field: rnd.pick(['email', 'data.plan', 'event.x', 'createdAt', 'segment.x']), operator: rnd.pick(['contains', 'notContains', 'within', 'equals', 'bogus']), value: nastyValue(rnd), unit: rnd.pick([5, 'days', '\u0000', undefined]) }] }] };
+      return {
+        logic: rnd.pick(['AND', 'OR', 'XOR', 5]),
+        groups: [
+          {
+            filters: [
+              {
+                field: rnd.pick(['email', 'data.plan', 'event.x', 'createdAt', 'segment.x']),
+                operator: rnd.pick(['contains', 'notContains', 'within', 'equals', 'bogus']),
+                value: nastyValue(rnd),
+                unit: rnd.pick([5, 'days', '\u0000', undefined]),
+              },
+            ],
+          },
+        ],
+      };
     case 8:
       return {};
     default:
@@ -190,7 +204,7 @@ function queryString(doc: Schema, operation: Operation, rnd: Random): string {
   for (const parameter of operation.parameters.filter((p) => p.in === 'query')) {
     if (!rnd.chance(0.6)) continue;
     const raw = rnd.chance(0.5) ? sample(doc, parameter.schema, rnd) : nastyValue(rnd);
-    const text = typeof raw === 'string' ? raw : JSON.stringify(raw) ?? '';
+    const text = typeof raw === 'string' ? raw : (JSON.stringify(raw) ?? '');
     parts.push(`${parameter.name}=${rnd.chance(0.1) ? '%ZZ%00' : encode(text.slice(0, 5000))}`);
   }
   if (rnd.chance(0.2)) parts.push(rnd.pick(['limit=-5', 'limit=1e9', 'page=0', 'cursor=%00', 'a[b][c]=1', 'x=1&x=2', 'sort=%ED%A0%80', '=%00']));
@@ -227,7 +241,7 @@ function build(doc: Schema, operation: Operation, rnd: Random, baseUrl: string, 
     body = rnd.pick(['a=1&b=2', '<x/>', '\u0000\u0001', '{"a":1}']);
   } else if (kind === 2 && operation.method !== 'GET') {
     headers['content-type'] = 'application/json';
-    body = rnd.pick(['{', '[1,2', '{"a":1}}', '', 'nul', '"\\ud800"', '{"a":"\\u0000"}', '['.repeat(5000) + ']'.repeat(5000), '{"a":'.repeat(3000) + '1' + '}'.repeat(3000)]);
+    body = rnd.pick(['{', '[1,2', '{"a":1}}', '', 'nul', '"\\ud800"', '{"a":"\\u0000"}', '['.repeat(5000) + ']'.repeat(5000), `${'{"a":'.repeat(3000)}1${'}'.repeat(3000)}`]);
   } else if (operation.body || (kind === 3 && operation.method !== 'GET')) {
     headers['content-type'] = 'application/json';
     const base = sample(doc, operation.body, rnd);
@@ -257,7 +271,7 @@ function operationsOf(doc: Schema): Operation[] {
   return operations;
 }
 
-/** Pages for people reading their mail (contract §6): their errors are pages too, not JSON. */
+/** Pages for people reading their mail (docs/decisions/sending.md): their errors are pages too, not JSON. */
 const HTML_PAGES = new Set(['/u/{token}', '/s/{token}', '/m/{token}', '/t/c/{token}']);
 
 function envelopeProblem(operation: Operation, status: number, text: string, contentType: string): string | undefined {
@@ -273,7 +287,7 @@ function envelopeProblem(operation: Operation, status: number, text: string, con
   } catch {
     return 'an error that is not JSON';
   }
-  if (typeof body?.error === 'string' && Object.keys(body).length === 1) return undefined; // api.md's flat 400s
+  if (typeof body?.error === 'string' && Object.keys(body).length === 1) return undefined; // the API reference's flat 400s
   const error = body?.error;
   if (body?.success !== false || typeof error?.code !== 'string' || typeof error?.message !== 'string' || error?.statusCode !== status) return 'an error outside the envelope';
   if (text.length > 64 * 1024) return `an error answer of ${text.length} bytes`;
@@ -318,7 +332,13 @@ export async function fuzz(options: { baseUrl: string; project: TestProject; bud
       const started = performance.now();
       inFlight.add(label.slice(0, 150));
       try {
-        const response = await fetch(request.url, { method: request.method, headers: request.headers, body: request.body, redirect: 'manual', signal: AbortSignal.timeout(30_000) });
+        const response = await fetch(request.url, {
+          method: request.method,
+          headers: request.headers,
+          body: request.body,
+          redirect: 'manual',
+          signal: AbortSignal.timeout(30_000),
+        });
         const text = await response.text();
         report.requests++;
         const ms = Math.round(performance.now() - started);

@@ -13,7 +13,15 @@ export function receiver(dns: DnsServer) {
   resolver.setServers([dns.address]);
   const resolve = (name: string, type: string) => resolver.resolve(name, type as 'TXT') as Promise<unknown>;
   return async (raw: Buffer, envelope: { ip: string; sender: string }): Promise<Verdicts> => {
-    const result = (await authenticate(raw, { ip: envelope.ip, helo: 'relay.example.test', sender: envelope.sender, mta: 'mx.example.test', resolver: resolve as never, disableArc: true, disableBimi: true })) as any;
+    const result = (await authenticate(raw, {
+      ip: envelope.ip,
+      helo: 'relay.example.test',
+      sender: envelope.sender,
+      mta: 'mx.example.test',
+      resolver: resolve as never,
+      disableArc: true,
+      disableBimi: true,
+    })) as any;
     const signature = result.dkim?.results?.[0];
     return {
       dkim: signature?.status?.result ?? 'none',

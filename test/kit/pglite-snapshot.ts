@@ -2,8 +2,8 @@ import { createHash } from 'node:crypto';
 import { cpSync, existsSync, mkdirSync, readFileSync, renameSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { pino } from 'pino';
-import { openPglite } from '../../src/db/pglite.ts';
 import { loadMigrations, migrate } from '../../src/db/migrate.ts';
+import { openPglite } from '../../src/db/pglite.ts';
 import { JobQueue } from '../../src/jobs/queue.ts';
 import { PACKAGE_ROOT } from '../../src/paths.ts';
 

@@ -46,7 +46,11 @@ export async function startReceiver(respond: (request: Received) => Reply | Prom
         waiters.push({ count, path, resolve: () => (clearTimeout(timer), resolve()) });
       });
     },
-    close: () => new Promise<void>((resolve) => { server.closeAllConnections(); server.close(() => resolve()); }),
+    close: () =>
+      new Promise<void>((resolve) => {
+        server.closeAllConnections();
+        server.close(() => resolve());
+      }),
   };
 }
 export type Receiver = Awaited<ReturnType<typeof startReceiver>>;

@@ -68,7 +68,7 @@ const refusal = (answer: { code: number; message?: string }) => {
 
 /**
  * A real SMTP server on 127.0.0.1 that keeps what it receives, parsed with mailparser: the relay
- * tests point SMTP_URL at (style.md 12: real peers, no mocks). Plain SMTP only (no STARTTLS).
+ * tests point SMTP_URL at. Plain SMTP only (no STARTTLS).
  */
 export async function startSmtpSink(options: SmtpSinkOptions = {}): Promise<SmtpSink> {
   const messages: SinkMessage[] = [];

@@ -9,7 +9,11 @@ import type { HttpsGet } from '../../src/ses/sns.client.ts';
 export function makeCertificate(commonName = 'sns.amazonaws.com'): { key: string; certificate: string } {
   const dir = mkdtempSync(join(tmpdir(), 'mailroom-sns-'));
   try {
-    execFileSync('openssl', ['req', '-x509', '-newkey', 'rsa:2048', '-nodes', '-days', '2', '-subj', `/CN=${commonName}`, '-keyout', join(dir, 'key.pem'), '-out', join(dir, 'cert.pem')], { stdio: 'ignore' });
+    execFileSync(
+      'openssl',
+      ['req', '-x509', '-newkey', 'rsa:2048', '-nodes', '-days', '2', '-subj', `/CN=${commonName}`, '-keyout', join(dir, 'key.pem'), '-out', join(dir, 'cert.pem')],
+      { stdio: 'ignore' },
+    );
     return { key: readFileSync(join(dir, 'key.pem'), 'utf8'), certificate: readFileSync(join(dir, 'cert.pem'), 'utf8') };
   } finally {
     rmSync(dir, { recursive: true, force: true });
@@ -90,7 +94,15 @@ export class FakeSns {
 export function sesNotification(type: 'Bounce' | 'Complaint' | 'Delivery', messageId: string, recipient: string, extra: Record<string, unknown> = {}): Record<string, any> {
   const timestamp = new Date().toISOString();
   const details: Record<string, unknown> = {
-    Bounce: { bounce: { bounceType: 'Permanent', bounceSubType: 'General', bouncedRecipients: [{ emailAddress: recipient, diagnosticCode: 'smtp; 550 5.1.1 user unknown' }], timestamp, feedbackId: randomUUID() } },
+    Bounce: {
+      bounce: {
+        bounceType: 'Permanent',
+        bounceSubType: 'General',
+        bouncedRecipients: [{ emailAddress: recipient, diagnosticCode: 'smtp; 550 5.1.1 user unknown' }],
+        timestamp,
+        feedbackId: randomUUID(),
+      },
+    },
     Complaint: { complaint: { complainedRecipients: [{ emailAddress: recipient }], complaintFeedbackType: 'abuse', timestamp, feedbackId: randomUUID() } },
     Delivery: { delivery: { timestamp, recipients: [recipient], processingTimeMillis: 500, smtpResponse: '250 ok' } },
   }[type]!;

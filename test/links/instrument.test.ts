@@ -79,14 +79,21 @@ describe('instrumentHtml', () => {
   test('attribute order and quoting variants', () => {
     const html = [
       '<a class="x" title="a > b" href="https://one.test/">1</a>',
-      "<a href='https://two.test/q?a=\"b\"' target=_blank>2</a>",
+      '<a href=\'https://two.test/q?a="b"\' target=_blank>2</a>',
       '<a target=_blank href=https://three.test/path>3</a>',
       '<a\n  data-x="1"\n  href = "https://four.test/"\n>4</a>',
       '<a href="  https://five.test/  ">5</a>',
       '<area shape="rect" href="https://six.test/">',
     ].join('');
     const result = instrumentHtml(html, options);
-    assert.deepEqual(result.urls, ['https://one.test/', 'https://two.test/q?a=%22b%22', 'https://three.test/path', 'https://four.test/', 'https://five.test/', 'https://six.test/']);
+    assert.deepEqual(result.urls, [
+      'https://one.test/',
+      'https://two.test/q?a=%22b%22',
+      'https://three.test/path',
+      'https://four.test/',
+      'https://five.test/',
+      'https://six.test/',
+    ]);
     assert.equal(clicks(result.html).length, 6);
     assert.ok(result.html.includes('<a class="x" title="a > b" href="https://mail.example.test/t/c/'), 'other attributes kept');
     assert.ok(result.html.includes(' target=_blank>2</a>'));
@@ -126,7 +133,10 @@ describe('instrumentHtml', () => {
     const html = '<a href="https://same.test/x">1</a><a href="https://other.test/">2</a><a href=\'https://same.test/x\'>3</a>';
     const result = instrumentHtml(html, options);
     assert.deepEqual(result.urls, ['https://same.test/x', 'https://other.test/']);
-    assert.deepEqual(clicks(result.html).map((token) => token?.index), [0, 1, 0]);
+    assert.deepEqual(
+      clicks(result.html).map((token) => token?.index),
+      [0, 1, 0],
+    );
   });
 
   test('instrumenting is deterministic (a retried delivery stores the same list) and bounded', () => {

@@ -63,7 +63,7 @@ describe('tracking and subscription links', () => {
     assert.deepEqual(await prepareOutgoing(server.deps.db, { ...context, contentType: 'HEADLESS' }, headless), headless);
     const transactional = await prepareOutgoing(server.deps.db, { ...context, contentType: 'TRANSACTIONAL' }, headless);
     assert.deepEqual(transactional.headers, { 'X-Custom': '1' }, 'no List-Unsubscribe on transactional mail');
-    // contract §6 defaults: clicks tracked on all mail, opens on MARKETING mail only.
+    // docs/decisions/sending.md defaults: clicks tracked on all mail, opens on MARKETING mail only.
     assert.ok(transactional.html.includes('/t/c/'));
     assert.ok(!transactional.html.includes('/t/o/'));
     const everything = await prepareOutgoing(server.deps.db, { ...context, contentType: 'TRANSACTIONAL', tracking: { opens: 'all', clicks: 'all' } }, headless);
@@ -90,7 +90,10 @@ describe('tracking and subscription links', () => {
     assert.equal(new Date(row.opened_at).toISOString(), openedAt, 'opened_at is the first open');
 
     const opened = await events(project, 'email.opened');
-    assert.deepEqual(opened.map((event: any) => event.data.firstOpen), [true, false]);
+    assert.deepEqual(
+      opened.map((event: any) => event.data.firstOpen),
+      [true, false],
+    );
     for (const event of opened) {
       assert.equal(event.contactId, email.contactId);
       assert.equal(event.emailId, email.emailId);
@@ -108,7 +111,12 @@ describe('tracking and subscription links', () => {
 
     const email = await sentEmail(project);
     const token = email.pixel.slice('/t/o/'.length);
-    for (const bad of [`/t/o/${token.slice(0, -2)}`, `/t/o/${token}x`, '/t/o/forged', `/t/o/${signLinkToken(secret(), { purpose: 'click', projectId: project.id, emailId: email.emailId, index: 0 })}`]) {
+    for (const bad of [
+      `/t/o/${token.slice(0, -2)}`,
+      `/t/o/${token}x`,
+      '/t/o/forged',
+      `/t/o/${signLinkToken(secret(), { purpose: 'click', projectId: project.id, emailId: email.emailId, index: 0 })}`,
+    ]) {
       const res = await web.get(bad);
       assert.equal(res.status, 200, bad);
       assert.equal(res.headers.get('content-type'), 'image/gif');
@@ -133,7 +141,10 @@ describe('tracking and subscription links', () => {
     assert.equal(row.clicks, 2);
     assert.ok(row.clicked_at);
     const clicked = await events(project, 'email.clicked');
-    assert.deepEqual(clicked.map((event: any) => event.data.url), ['https://shop.test/sale?a=1&b=2', 'https://blog.test/']);
+    assert.deepEqual(
+      clicked.map((event: any) => event.data.url),
+      ['https://shop.test/sale?a=1&b=2', 'https://blog.test/'],
+    );
     assert.equal(clicked[0].emailId, email.emailId);
     assert.equal(clicked[0].data.emailId, email.emailId);
 
@@ -233,14 +244,26 @@ describe('tracking and subscription links', () => {
     const altered = (t: string) => `${t.slice(0, 5)}${t[5] === 'x' ? 'y' : 'x'}${t.slice(6)}`;
     const gone = signLinkToken(secret(), { purpose: 'unsubscribe', projectId: project.id, contactId: randomUUID() });
     const cases: Array<[string, string]> = [
-      ['u', altered(u)], ['u', u.slice(0, -3)], ['u', 'forged'], ['u', s], ['u', gone],
-      ['s', altered(s)], ['s', u], ['s', m],
-      ['m', altered(m)], ['m', u], ['m', ''],
+      ['u', altered(u)],
+      ['u', u.slice(0, -3)],
+      ['u', 'forged'],
+      ['u', s],
+      ['u', gone],
+      ['s', altered(s)],
+      ['s', u],
+      ['s', m],
+      ['m', altered(m)],
+      ['m', u],
+      ['m', ''],
     ];
     for (const [page, bad] of cases) {
       const get = await web.get(`/${page}/${bad}`);
       assert.equal(get.status, 404, `GET /${page}/${bad}`);
-      if (page !== 'm') assert.equal((await web.post(`/${page}/${bad}`, undefined, { rawBody: 'List-Unsubscribe=One-Click', headers: { 'content-type': 'application/x-www-form-urlencoded' } })).status, 404);
+      if (page !== 'm')
+        assert.equal(
+          (await web.post(`/${page}/${bad}`, undefined, { rawBody: 'List-Unsubscribe=One-Click', headers: { 'content-type': 'application/x-www-form-urlencoded' } })).status,
+          404,
+        );
     }
     assert.equal(await subscribed(project, email.contactId), true, 'nothing changed');
     // A token of another project's secret is forged too.

@@ -3,12 +3,12 @@ import { after, before, describe, test } from 'node:test';
 import { createAccount, type TestProject, uniqueEmail } from '../kit/accounts.ts';
 import { type DnsServer, startDnsServer } from '../kit/dns.ts';
 import { projectWithSender } from '../kit/domains.ts';
-import { client } from '../kit/http.ts';
-import { type SmtpSink, startSmtpSink } from '../kit/smtp.ts';
-import { startTestServer, type TestServer } from '../kit/server.ts';
 import { waitForStatus } from '../kit/emails.ts';
+import { client } from '../kit/http.ts';
+import { startTestServer, type TestServer } from '../kit/server.ts';
+import { type SmtpSink, startSmtpSink } from '../kit/smtp.ts';
 
-// Open and click tracking per project (contract §6): `tracking: { opens, clicks }`, each all,
+// Open and click tracking per project (docs/decisions/sending.md): `tracking: { opens, clicks }`, each all,
 // marketing or off; defaults opens marketing, clicks all; HEADLESS never tracked.
 
 const PUBLIC_URL = 'https://track.example.test';
@@ -24,7 +24,7 @@ carrier collects the parcel, usually the next working day.</p>
 
 type Seen = { pixel: boolean; clicks: boolean; links: boolean; listUnsubscribe: boolean };
 
-describe('tracking settings per project (contract §6)', () => {
+describe('tracking settings per project (docs/decisions/sending.md)', () => {
   let dns: DnsServer;
   let sink: SmtpSink;
   let server: TestServer;
@@ -104,7 +104,10 @@ describe('tracking settings per project (contract §6)', () => {
     const { project } = await projectWithSender(server.url, dns);
     const admin = await createAccount(server.url);
     const member = await createAccount(server.url);
-    for (const [account, role] of [[admin, 'ADMIN'], [member, 'MEMBER']] as const) {
+    for (const [account, role] of [
+      [admin, 'ADMIN'],
+      [member, 'MEMBER'],
+    ] as const) {
       const added = await client(server.url).post(`/projects/${project.id}/members`, { email: account.email, role }, { cookie: project.owner.cookie });
       assert.equal(added.status, 201, added.text);
     }

@@ -6,15 +6,15 @@ import { after, before, describe, test } from 'node:test';
 import { loadConfig } from '../../src/config.ts';
 import { PACKAGE_ROOT } from '../../src/paths.ts';
 import { uniqueEmail } from '../kit/accounts.ts';
+import { campaignBody, createCampaign, makeContacts, seedContacts, waitForCampaign } from '../kit/campaigns.ts';
 import { type CountingRelay, startCountingRelay } from '../kit/counting-relay.ts';
 import { type DnsServer, startDnsServer } from '../kit/dns.ts';
 import { projectWithSender } from '../kit/domains.ts';
+import { waitForStatus } from '../kit/emails.ts';
 import { client } from '../kit/http.ts';
 import { type Receiver, startReceiver } from '../kit/receiver.ts';
 import { startTestServer, TEST_DATABASE_URL, type TestServer } from '../kit/server.ts';
 import { type SmtpSink, startSmtpSink } from '../kit/smtp.ts';
-import { campaignBody, createCampaign, makeContacts, seedContacts, waitForCampaign } from '../kit/campaigns.ts';
-import { waitForStatus } from '../kit/emails.ts';
 import { buildWorkflow, enable, track, waitForExecution } from '../kit/workflows.ts';
 
 // GET /metrics (docs/metrics.md): after known traffic through the real server (sends over SMTP, a
@@ -56,7 +56,9 @@ describe('GET /metrics behind METRICS_TOKEN, after known traffic', () => {
   const bouncing = uniqueEmail('gone');
   before(async () => {
     dns = await startDnsServer();
-    sink = await startSmtpSink({ reply: (to) => (to.toLowerCase() === bouncing ? { code: 550, message: `5.1.1 <${bouncing}>: Recipient address rejected: User unknown` } : undefined) });
+    sink = await startSmtpSink({
+      reply: (to) => (to.toLowerCase() === bouncing ? { code: 550, message: `5.1.1 <${bouncing}>: Recipient address rejected: User unknown` } : undefined),
+    });
     receiver = await startReceiver();
     server = await startTestServer({ DNS_SERVERS: dns.address, SMTP_URL: sink.url, METRICS_TOKEN: TOKEN, WEBHOOK_ALLOW_PRIVATE: 'true' });
   });

@@ -2,8 +2,8 @@ import assert from 'node:assert/strict';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { after, before, describe, test } from 'node:test';
-import { startDnsServer, type DnsServer } from '../kit/dns.ts';
 import { createOutboundClient, forbiddenReason, OutboundError } from '../../src/outbound/index.ts';
+import { type DnsServer, startDnsServer } from '../kit/dns.ts';
 
 type Listener = { server: Server; port: number; hits: string[] };
 
@@ -29,7 +29,26 @@ async function refusal(promise: Promise<unknown>): Promise<OutboundError> {
 
 describe('outbound guard: addresses classified with ipaddr.js', () => {
   test('loopback, private, link-local, unique-local, CGNAT, multicast, unspecified and reserved addresses are refused', () => {
-    const refused = ['127.0.0.1', '127.255.0.9', '10.0.0.1', '172.16.5.4', '192.168.1.1', '169.254.169.254', '100.64.0.1', '224.0.0.1', '0.0.0.0', '255.255.255.255', '198.18.0.1', '240.0.0.1', '::', '::1', 'fe80::1', 'fc00::1', 'fd12:3456::1', 'ff02::1'];
+    const refused = [
+      '127.0.0.1',
+      '127.255.0.9',
+      '10.0.0.1',
+      '172.16.5.4',
+      '192.168.1.1',
+      '169.254.169.254',
+      '100.64.0.1',
+      '224.0.0.1',
+      '0.0.0.0',
+      '255.255.255.255',
+      '198.18.0.1',
+      '240.0.0.1',
+      '::',
+      '::1',
+      'fe80::1',
+      'fc00::1',
+      'fd12:3456::1',
+      'ff02::1',
+    ];
     for (const address of refused) assert.ok(forbiddenReason(address), address);
   });
 

@@ -53,11 +53,17 @@ describe('accounts: sign-up, log-in, log-out, current user', () => {
   test('passwords must be 8 to 128 characters; emails must be valid (422 with field errors)', async () => {
     const short = await http.post('/auth/signup', { email: uniqueEmail(), password: '1234567' });
     assert.equal(short.status, 422);
-    assert.deepEqual(short.body.error.errors.map((e: any) => [e.field, e.code]), [['password', 'too_small']]);
+    assert.deepEqual(
+      short.body.error.errors.map((e: any) => [e.field, e.code]),
+      [['password', 'too_small']],
+    );
 
     const long = await http.post('/auth/signup', { email: uniqueEmail(), password: 'x'.repeat(129) });
     assert.equal(long.status, 422);
-    assert.deepEqual(long.body.error.errors.map((e: any) => [e.field, e.code]), [['password', 'too_big']]);
+    assert.deepEqual(
+      long.body.error.errors.map((e: any) => [e.field, e.code]),
+      [['password', 'too_big']],
+    );
 
     // 128 and 8 characters pass when not easily guessed (a repeated letter is refused: test/security/accounts.test.ts).
     const sentence = 'Die Kaffeemühle am Fenster mahlt jeden Morgen um sieben Uhr, while the kettle hums a tune from 1987 and the cat ignores everyone!!'.slice(0, 128);
@@ -67,11 +73,17 @@ describe('accounts: sign-up, log-in, log-out, current user', () => {
 
     const badEmail = await http.post('/auth/signup', { email: 'not-an-email', password: DEFAULT_PASSWORD });
     assert.equal(badEmail.status, 422);
-    assert.deepEqual(badEmail.body.error.errors.map((e: any) => [e.field, e.code]), [['email', 'invalid_string']]);
+    assert.deepEqual(
+      badEmail.body.error.errors.map((e: any) => [e.field, e.code]),
+      [['email', 'invalid_string']],
+    );
 
     const wrongType = await http.post('/auth/signup', { email: 42, password: DEFAULT_PASSWORD });
     assert.equal(wrongType.status, 422);
-    assert.deepEqual(wrongType.body.error.errors.map((e: any) => [e.field, e.code, e.received]), [['email', 'invalid_type', 'number']]);
+    assert.deepEqual(
+      wrongType.body.error.errors.map((e: any) => [e.field, e.code, e.received]),
+      [['email', 'invalid_type', 'number']],
+    );
   });
 
   test('log-in with the right password answers 200 { id, email } and a working session', async () => {
@@ -99,7 +111,10 @@ describe('accounts: sign-up, log-in, log-out, current user', () => {
     assert.equal(wrong.body.error.message, unknown.body.error.message, 'the answer does not say which part was wrong');
     const missing = await http.post('/auth/login', { email: account.email });
     assert.equal(missing.status, 422);
-    assert.deepEqual(missing.body.error.errors.map((e: any) => [e.field, e.code, e.received]), [['password', 'invalid_type', 'undefined']]);
+    assert.deepEqual(
+      missing.body.error.errors.map((e: any) => [e.field, e.code, e.received]),
+      [['password', 'invalid_type', 'undefined']],
+    );
   });
 
   test('GET /auth/logout clears the cookie', async () => {

@@ -26,7 +26,7 @@ describe('API key and session authentication (GET /v1/whoami)', () => {
     assert.deepEqual(res.body, { success: true, data: { projectId: project.id, projectName: 'Whoami Inc', keyType: 'secret' } });
   });
 
-  test('the public key is refused with 401 INVALID_API_KEY (api.md Authentication 4–6)', async () => {
+  test('the public key is refused with 401 INVALID_API_KEY (the API reference (Authentication)–6)', async () => {
     const project = await createProject(server.url);
     expectInvalidKey(await project.publicApi.get('/v1/whoami'));
   });

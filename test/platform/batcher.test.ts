@@ -36,7 +36,10 @@ describe('Batcher: group commit (src/db/batcher.ts)', () => {
     const { batches, write } = recordingWrite();
     const batcher = new Batcher(write, { maxInFlight: 1, maxBatch: 3, keysOf: (n: number) => [String(n % 10)] });
     await Promise.all([1, 11, 2, 3, 4, 5].map((n) => batcher.submit(n)));
-    assert.deepEqual(batches, [[1, 2, 3], [11, 4, 5]]);
+    assert.deepEqual(batches, [
+      [1, 2, 3],
+      [11, 4, 5],
+    ]);
   });
 
   test('a failed write is retried item by item: only the bad item fails its caller', async () => {
@@ -50,7 +53,10 @@ describe('Batcher: group commit (src/db/batcher.ts)', () => {
       { maxInFlight: 1, maxBatch: 50 },
     );
     const results = await Promise.allSettled([12, 13, 14].map((n) => batcher.submit(n)));
-    assert.deepEqual(results.map((r) => (r.status === 'fulfilled' ? r.value : (r.reason as Error).message)), [24, 'thirteen', 28]);
+    assert.deepEqual(
+      results.map((r) => (r.status === 'fulfilled' ? r.value : (r.reason as Error).message)),
+      [24, 'thirteen', 28],
+    );
     assert.deepEqual(batches[0], [12, 13, 14]);
     assert.deepEqual(batches.slice(1).sort(), [[12], [13], [14]]);
   });

@@ -1,12 +1,24 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
+import { GLOBAL_TABLES } from '../../src/db/distribution.ts';
 import { createProject, type TestProject, uniqueEmail } from '../kit/accounts.ts';
 import { citusWorkers } from '../kit/citus.ts';
+import {
+  COLOCATION_ANCHOR,
+  citusKinds,
+  connectDatabase,
+  connectNode,
+  foreignKeys,
+  type Kind,
+  kindOf,
+  projectPlacements,
+  tableShapes,
+  UNMANAGED_TABLES,
+  uniqueIndexes,
+} from '../kit/citus-placement.ts';
 import { type DnsServer, startDnsServer } from '../kit/dns.ts';
 import { verifiedDomain } from '../kit/domains.ts';
 import { startTestServer, TEST_DATABASE_URL, type TestServer } from '../kit/server.ts';
-import { GLOBAL_TABLES } from '../../src/db/distribution.ts';
-import { citusKinds, COLOCATION_ANCHOR, connectDatabase, connectNode, foreignKeys, type Kind, kindOf, projectPlacements, tableShapes, UNMANAGED_TABLES, uniqueIndexes } from '../kit/citus-placement.ts';
 
 const onCitus = TEST_DATABASE_URL !== undefined && (await citusWorkers(TEST_DATABASE_URL)) !== undefined;
 
@@ -36,7 +48,10 @@ async function populate(server: TestServer, dns: DnsServer): Promise<TestProject
   }
   const template = await project.api.post('/templates', { name: 'November news', subject: 'Новости, {{ name }}', body: BODY, from, fromName: 'Acme News', type: 'MARKETING' });
   assert.equal(template.status, 201, template.text);
-  const segment = await project.api.post('/segments', { name: 'Pro readers', condition: { logic: 'AND', groups: [{ filters: [{ field: 'data.plan', operator: 'equals', value: 'pro' }] }] } });
+  const segment = await project.api.post('/segments', {
+    name: 'Pro readers',
+    condition: { logic: 'AND', groups: [{ filters: [{ field: 'data.plan', operator: 'equals', value: 'pro' }] }] },
+  });
   assert.equal(segment.status, 201, segment.text);
   const campaign = await project.api.post('/campaigns', { name: 'November', subject: 'Новости за ноябрь', body: BODY, from, audienceType: 'SEGMENT', segmentId: segment.body.id });
   assert.equal(campaign.status, 201, campaign.text);
@@ -54,7 +69,7 @@ async function populate(server: TestServer, dns: DnsServer): Promise<TestProject
 // The tables populate() must have written for the project: the check below is only as good as the rows it finds.
 const WRITTEN = ['contacts', 'events', 'event_names', 'templates', 'segments', 'campaigns', 'emails', 'suppressions', 'workflows', 'workflow_steps'];
 
-describe(`distribution by project (docs/architecture.md, "Distribution on Citus")${onCitus ? ' on a Citus cluster' : ''}`, () => {
+describe(`distribution by project (docs/citus.md)${onCitus ? ' on a Citus cluster' : ''}`, () => {
   let server: TestServer;
   let dns: DnsServer;
   before(async () => {
@@ -110,56 +125,69 @@ describe(`distribution by project (docs/architecture.md, "Distribution on Citus"
     }
   });
 
-  test(onCitus ? "a project's rows of every distributed table live on one worker, in the shard Citus routes its statements to" : "a project populated through the API has rows in every part the co-location check reads on Citus", async () => {
-    const project = await populate(server, dns);
-    const other = await populate(server, dns);
-    const counts = async (projectId: string) => {
-      const out = new Map<string, number>();
-      for (const table of WRITTEN) out.set(table, Number((await server.deps.db.query<{ n: string }>(`SELECT count(*) AS n FROM ${table} WHERE project_id = $1`, [projectId]))[0]!.n));
-      return out;
-    };
-    const mine = await counts(project.id);
-    for (const [table, n] of mine) assert.ok(n > 0, `${table} has rows of the project`);
-    assert.ok(mine.get('contacts')! >= 6);
-    assert.ok(mine.get('events')! >= 6, 'a tracked event per contact');
-    for (const [table, n] of await counts(other.id)) assert.ok(n > 0, `${table} has rows of the second project`);
-    if (!onCitus) return;
+  test(
+    onCitus
+      ? "a project's rows of every distributed table live on one worker, in the shard Citus routes its statements to"
+      : 'a project populated through the API has rows in every part the co-location check reads on Citus',
+    async () => {
+      const project = await populate(server, dns);
+      const other = await populate(server, dns);
+      const counts = async (projectId: string) => {
+        const out = new Map<string, number>();
+        for (const table of WRITTEN)
+          out.set(table, Number((await server.deps.db.query<{ n: string }>(`SELECT count(*) AS n FROM ${table} WHERE project_id = $1`, [projectId]))[0]!.n));
+        return out;
+      };
+      const mine = await counts(project.id);
+      for (const [table, n] of mine) assert.ok(n > 0, `${table} has rows of the project`);
+      assert.ok(mine.get('contacts')! >= 6);
+      assert.ok(mine.get('events')! >= 6, 'a tracked event per contact');
+      for (const [table, n] of await counts(other.id)) assert.ok(n > 0, `${table} has rows of the second project`);
+      if (!onCitus) return;
 
-    const workers = (await citusWorkers(TEST_DATABASE_URL!))!;
-    const coordinator = await connectDatabase(server.env.DATABASE_URL!);
-    const nodes = await Promise.all(workers.map((w) => connectNode(server.env.DATABASE_URL!, w)));
-    try {
-      for (const p of [project, other]) {
-        const placements = await projectPlacements(coordinator, p.id);
-        const managed = await citusKinds(coordinator);
-        const distributed = [...managed].filter(([, m]) => m.kind === 'distributed').map(([name]) => name).sort();
-        assert.deepEqual(placements.map((pl) => pl.table), distributed, 'one placement per distributed table');
-        const homes = new Set(placements.map((pl) => `${pl.host}:${pl.port}`));
-        assert.equal(homes.size, 1, `one node holds the project's shard of every table: ${[...homes].join(', ')}`);
-        const home = workers.findIndex((w) => homes.has(`${w.host}:${w.port}`));
-        assert.ok(home >= 0, 'the project lives on a worker');
-        // The rows themselves, read on the nodes: all in the shard on the home node, none elsewhere.
-        for (const table of WRITTEN) {
-          const placement = placements.find((pl) => pl.table === table)!;
-          const [here] = (await nodes[home]!.query<{ n: string }>(`SELECT count(*) AS n FROM ${placement.shardName} WHERE project_id = $1`, [p.id])).rows;
-          assert.equal(Number(here!.n), mine.get(table), `${table}: the project's rows are in ${placement.shardName} on its node`);
-          const shards = await coordinator.query<{ name: string; port: number }>(
-            `SELECT shard_name AS name, nodeport AS port FROM citus_shards WHERE table_name = $1::regclass AND nodeport <> $2`,
-            [table, workers[home]!.port],
+      const workers = (await citusWorkers(TEST_DATABASE_URL!))!;
+      const coordinator = await connectDatabase(server.env.DATABASE_URL!);
+      const nodes = await Promise.all(workers.map((w) => connectNode(server.env.DATABASE_URL!, w)));
+      try {
+        for (const p of [project, other]) {
+          const placements = await projectPlacements(coordinator, p.id);
+          const managed = await citusKinds(coordinator);
+          const distributed = [...managed]
+            .filter(([, m]) => m.kind === 'distributed')
+            .map(([name]) => name)
+            .sort();
+          assert.deepEqual(
+            placements.map((pl) => pl.table),
+            distributed,
+            'one placement per distributed table',
           );
-          for (const shard of shards.rows) {
-            const node = nodes[workers.findIndex((w) => w.port === shard.port)]!;
-            const [there] = (await node.query<{ n: string }>(`SELECT count(*) AS n FROM ${shard.name} WHERE project_id = $1`, [p.id])).rows;
-            assert.equal(Number(there!.n), 0, `${table}: no row of the project in ${shard.name} on another node`);
+          const homes = new Set(placements.map((pl) => `${pl.host}:${pl.port}`));
+          assert.equal(homes.size, 1, `one node holds the project's shard of every table: ${[...homes].join(', ')}`);
+          const home = workers.findIndex((w) => homes.has(`${w.host}:${w.port}`));
+          assert.ok(home >= 0, 'the project lives on a worker');
+          // The rows themselves, read on the nodes: all in the shard on the home node, none elsewhere.
+          for (const table of WRITTEN) {
+            const placement = placements.find((pl) => pl.table === table)!;
+            const [here] = (await nodes[home]!.query<{ n: string }>(`SELECT count(*) AS n FROM ${placement.shardName} WHERE project_id = $1`, [p.id])).rows;
+            assert.equal(Number(here!.n), mine.get(table), `${table}: the project's rows are in ${placement.shardName} on its node`);
+            const shards = await coordinator.query<{ name: string; port: number }>(
+              `SELECT shard_name AS name, nodeport AS port FROM citus_shards WHERE table_name = $1::regclass AND nodeport <> $2`,
+              [table, workers[home]!.port],
+            );
+            for (const shard of shards.rows) {
+              const node = nodes[workers.findIndex((w) => w.port === shard.port)]!;
+              const [there] = (await node.query<{ n: string }>(`SELECT count(*) AS n FROM ${shard.name} WHERE project_id = $1`, [p.id])).rows;
+              assert.equal(Number(there!.n), 0, `${table}: no row of the project in ${shard.name} on another node`);
+            }
           }
+          // A statement for the project is routed to that one shard.
+          const plan = (await coordinator.query(`EXPLAIN SELECT count(*) FROM events WHERE project_id = '${p.id}'`)).rows.map((r) => r['QUERY PLAN']).join('\n');
+          assert.match(plan, /Task Count: 1\b/, plan);
+          assert.ok(plan.includes(placements.find((pl) => pl.table === 'events')!.shardName), plan);
         }
-        // A statement for the project is routed to that one shard.
-        const plan = (await coordinator.query(`EXPLAIN SELECT count(*) FROM events WHERE project_id = '${p.id}'`)).rows.map((r) => r['QUERY PLAN']).join('\n');
-        assert.match(plan, /Task Count: 1\b/, plan);
-        assert.ok(plan.includes(placements.find((pl) => pl.table === 'events')!.shardName), plan);
+      } finally {
+        await Promise.all([coordinator.end(), ...nodes.map((n) => n.end())]);
       }
-    } finally {
-      await Promise.all([coordinator.end(), ...nodes.map((n) => n.end())]);
-    }
-  });
+    },
+  );
 });

@@ -9,7 +9,7 @@ import { PACKAGE_ROOT } from '../../src/paths.ts';
 
 const dataDir = () => mkdtempSync(join(tmpdir(), 'mailroom-config-'));
 
-describe('configuration (contract §1)', () => {
+describe('configuration (docs/architecture.md)', () => {
   test('defaults apply with no configuration, and the object is frozen', () => {
     const config = loadConfig({ DATA_DIR: dataDir() });
     assert.equal(config.port, 8080);
@@ -53,8 +53,12 @@ describe('configuration (contract §1)', () => {
     assert.equal(config.sendRatePerSecond, 25);
   });
 
-  test('SYSTEM_FROM and SPF_MECHANISMS are parsed (contract §1)', () => {
-    const config = loadConfig({ DATA_DIR: dataDir(), SYSTEM_FROM: 'Mailroom Team <No-Reply@Mail.Example.com>', SPF_MECHANISMS: 'ip4:203.0.113.7/32, include:amazonses.com  -ip6:2001:db8::/32 a:relay.example.com' });
+  test('SYSTEM_FROM and SPF_MECHANISMS are parsed (docs/architecture.md)', () => {
+    const config = loadConfig({
+      DATA_DIR: dataDir(),
+      SYSTEM_FROM: 'Mailroom Team <No-Reply@Mail.Example.com>',
+      SPF_MECHANISMS: 'ip4:203.0.113.7/32, include:amazonses.com  -ip6:2001:db8::/32 a:relay.example.com',
+    });
     assert.deepEqual(config.systemFrom, { address: 'no-reply@mail.example.com', name: 'Mailroom Team', domain: 'mail.example.com' });
     assert.deepEqual(config.spfMechanisms, ['ip4:203.0.113.7/32', 'include:amazonses.com', '-ip6:2001:db8::/32', 'a:relay.example.com']);
     const bare = loadConfig({ DATA_DIR: dataDir(), SYSTEM_FROM: 'alerts@example.org' });
@@ -86,7 +90,10 @@ describe('configuration (contract §1)', () => {
     ['SPF_MECHANISMS', 'ip6:203.0.113.7'],
   ] as const) {
     test(`a bad ${name} (${value}) names the variable`, () => {
-      assert.throws(() => loadConfig({ DATA_DIR: dataDir(), [name]: value }), (error: Error) => error.message.includes(name));
+      assert.throws(
+        () => loadConfig({ DATA_DIR: dataDir(), [name]: value }),
+        (error: Error) => error.message.includes(name),
+      );
     });
   }
 

@@ -4,7 +4,7 @@ import { createAccount, createProject, DEFAULT_PASSWORD } from '../kit/accounts.
 import { type ApiResponse, client } from '../kit/http.ts';
 import { startTestServer, type TestServer } from '../kit/server.ts';
 
-/** api.md Errors: the envelope, with X-Request-Id equal to error.requestId (contract §3). */
+/** the API reference (Errors): the envelope, with X-Request-Id equal to error.requestId (docs/architecture.md). */
 function assertEnvelope(res: ApiResponse, status: number, code: string) {
   assert.equal(res.status, status, res.text);
   assert.match(res.headers.get('content-type') ?? '', /^application\/json/);
@@ -70,7 +70,7 @@ describe('the error envelope on every status', () => {
     assertEnvelope(await http.post('/auth/signup', { email: account.email, password: DEFAULT_PASSWORD }), 409, 'EMAIL_IN_USE');
   });
 
-  test('422: field errors with dot paths and the contract §3 codes', async () => {
+  test('422: field errors with dot paths and the docs/architecture.md codes', async () => {
     const missing = await http.post('/auth/signup', { email: 'someone@example.test' });
     assertEnvelope(missing, 422, 'VALIDATION_ERROR');
     assert.equal(missing.body.error.message, 'Request validation failed');
@@ -84,7 +84,10 @@ describe('the error envelope on every status', () => {
     const project = await createProject(server.url);
     const badPath = await http.patch('/users/@me/projects/123', { name: 'x' }, { cookie: project.owner.cookie });
     assertEnvelope(badPath, 422, 'VALIDATION_ERROR');
-    assert.deepEqual(badPath.body.error.errors.map((e: any) => [e.field, e.code]), [['id', 'invalid_string']]);
+    assert.deepEqual(
+      badPath.body.error.errors.map((e: any) => [e.field, e.code]),
+      [['id', 'invalid_string']],
+    );
   });
 
   test('500: a real fault answers INTERNAL_SERVER_ERROR with a request id and no internals', async () => {

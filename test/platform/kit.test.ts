@@ -110,7 +110,10 @@ describe('DNS server', () => {
     const long = 'x'.repeat(1500);
     dns.set('big.example.test', 'TXT', [long]);
     const [record] = await resolver.resolveTxt('big.example.test');
-    assert.deepEqual(record!.map((s) => s.length), [255, 255, 255, 255, 255, 225]);
+    assert.deepEqual(
+      record!.map((s) => s.length),
+      [255, 255, 255, 255, 255, 225],
+    );
     assert.equal(record!.join(''), long);
     assert.deepEqual(new Set(dns.queries.map((q) => q.via)), new Set(['udp', 'tcp']), 'truncated over UDP, retried over TCP');
   });
@@ -125,10 +128,13 @@ describe('DNS server', () => {
     dns.set('mail.test', 'NS', ['ns1.mail.test']);
     dns.set('www.mail.test', 'CNAME', ['mail.test']);
     const mx = await resolver.resolveMx('mail.test');
-    assert.deepEqual(mx.sort((a, b) => a.priority - b.priority), [
-      { exchange: 'mx1.mail.test', priority: 10 },
-      { exchange: 'mx2.mail.test', priority: 20 },
-    ]);
+    assert.deepEqual(
+      mx.sort((a, b) => a.priority - b.priority),
+      [
+        { exchange: 'mx1.mail.test', priority: 10 },
+        { exchange: 'mx2.mail.test', priority: 20 },
+      ],
+    );
     assert.deepEqual(await resolver.resolve4('mail.test'), ['192.0.2.10']);
     assert.deepEqual(await resolver.resolve6('mail.test'), ['2001:db8::10']);
     assert.deepEqual(await resolver.resolveNs('mail.test'), ['ns1.mail.test']);

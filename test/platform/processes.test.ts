@@ -12,15 +12,11 @@ function startSlowPost(url: string, path: string, body: string) {
   const target = new URL(path, url);
   let finish!: () => void;
   const response = new Promise<{ status: number; body: string }>((resolve, reject) => {
-    const req = httpRequest(
-      target,
-      { method: 'POST', headers: { 'content-type': 'application/json', 'content-length': Buffer.byteLength(body) } },
-      (res) => {
-        let text = '';
-        res.on('data', (chunk) => (text += chunk));
-        res.on('end', () => resolve({ status: res.statusCode ?? 0, body: text }));
-      },
-    );
+    const req = httpRequest(target, { method: 'POST', headers: { 'content-type': 'application/json', 'content-length': Buffer.byteLength(body) } }, (res) => {
+      let text = '';
+      res.on('data', (chunk) => (text += chunk));
+      res.on('end', () => resolve({ status: res.statusCode ?? 0, body: text }));
+    });
     req.on('error', reject);
     req.write(body.slice(0, half));
     finish = () => req.end(body.slice(half));

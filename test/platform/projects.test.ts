@@ -33,7 +33,10 @@ describe('projects and members', () => {
     assert.match(res.body.secretKey, /^sk_/);
     assert.equal(res.body.disabled, false);
     const members = await http.get(`/projects/${res.body.id}/members`, { cookie: owner.cookie });
-    assert.deepEqual(members.body.data.map((m: any) => [m.userId, m.email, m.role]), [[owner.id, owner.email, 'OWNER']]);
+    assert.deepEqual(
+      members.body.data.map((m: any) => [m.userId, m.email, m.role]),
+      [[owner.id, owner.email, 'OWNER']],
+    );
   });
 
   test('creating a project needs a session and a name', async () => {
@@ -41,9 +44,15 @@ describe('projects and members', () => {
     assert.equal((await http.post('/users/@me/projects', { name: 'x' })).status, 401);
     const empty = await http.post('/users/@me/projects', { name: '   ' }, { cookie: owner.cookie });
     assert.equal(empty.status, 422);
-    assert.deepEqual(empty.body.error.errors.map((e: any) => [e.field, e.code]), [['name', 'too_small']]);
+    assert.deepEqual(
+      empty.body.error.errors.map((e: any) => [e.field, e.code]),
+      [['name', 'too_small']],
+    );
     const missing = await http.post('/users/@me/projects', {}, { cookie: owner.cookie });
-    assert.deepEqual(missing.body.error.errors.map((e: any) => [e.field, e.code, e.received]), [['name', 'invalid_type', 'undefined']]);
+    assert.deepEqual(
+      missing.body.error.errors.map((e: any) => [e.field, e.code, e.received]),
+      [['name', 'invalid_type', 'undefined']],
+    );
   });
 
   test('GET /users/@me/projects lists my projects with my role; keys only for OWNER and ADMIN', async () => {
@@ -54,10 +63,16 @@ describe('projects and members', () => {
 
     const asOwner = await http.get('/users/@me/projects', { cookie: project.owner.cookie });
     assert.equal(asOwner.status, 200);
-    assert.deepEqual(asOwner.body.data.map((p: any) => [p.id, p.role, p.secretKey]), [[project.id, 'OWNER', project.secretKey]]);
+    assert.deepEqual(
+      asOwner.body.data.map((p: any) => [p.id, p.role, p.secretKey]),
+      [[project.id, 'OWNER', project.secretKey]],
+    );
 
     const asAdmin = await http.get('/users/@me/projects', { cookie: admin.cookie });
-    assert.deepEqual(asAdmin.body.data.map((p: any) => [p.id, p.role, p.publicKey, p.secretKey]), [[project.id, 'ADMIN', project.publicKey, project.secretKey]]);
+    assert.deepEqual(
+      asAdmin.body.data.map((p: any) => [p.id, p.role, p.publicKey, p.secretKey]),
+      [[project.id, 'ADMIN', project.publicKey, project.secretKey]],
+    );
 
     const asMember = await http.get('/users/@me/projects', { cookie: member.cookie });
     const byId = new Map(asMember.body.data.map((p: any) => [p.id, p]));
@@ -166,11 +181,14 @@ describe('projects and members', () => {
 
     const list = await http.get(`/projects/${project.id}/members`, { cookie: member.cookie });
     assert.equal(list.status, 200);
-    assert.deepEqual(list.body.data.map((m: any) => [m.email, m.role]), [
-      [project.owner.email, 'OWNER'],
-      [admin.email, 'ADMIN'],
-      [member.email, 'MEMBER'],
-    ]);
+    assert.deepEqual(
+      list.body.data.map((m: any) => [m.email, m.role]),
+      [
+        [project.owner.email, 'OWNER'],
+        [admin.email, 'ADMIN'],
+        [member.email, 'MEMBER'],
+      ],
+    );
     assert.deepEqual(Object.keys(list.body.data[0]).sort(), ['createdAt', 'email', 'role', 'userId']);
 
     const byMember = await http.post(`/projects/${project.id}/members`, { email: invitee.email, role: 'MEMBER' }, { cookie: member.cookie });
@@ -192,7 +210,10 @@ describe('projects and members', () => {
 
     const badRole = await http.post(`/projects/${project.id}/members`, { email: invitee.email, role: 'KING' }, { cookie: admin.cookie });
     assert.equal(badRole.status, 422);
-    assert.deepEqual(badRole.body.error.errors.map((e: any) => [e.field, e.code]), [['role', 'invalid_enum_value']]);
+    assert.deepEqual(
+      badRole.body.error.errors.map((e: any) => [e.field, e.code]),
+      [['role', 'invalid_enum_value']],
+    );
 
     const stranger = await createAccount(server.url);
     assert.equal((await http.get(`/projects/${project.id}/members`, { cookie: stranger.cookie })).status, 404);
@@ -243,7 +264,10 @@ describe('projects and members', () => {
     assert.equal((await http.patch(url(owner.id), { role: 'ADMIN' }, { cookie: owner.cookie })).status, 200);
     assert.equal((await http.delete(url(owner.id), undefined, { cookie: second.cookie })).status, 204);
     const members = await http.get(`/projects/${project.id}/members`, { cookie: second.cookie });
-    assert.deepEqual(members.body.data.map((m: any) => [m.userId, m.role]), [[second.id, 'OWNER']]);
+    assert.deepEqual(
+      members.body.data.map((m: any) => [m.userId, m.role]),
+      [[second.id, 'OWNER']],
+    );
     assert.equal((await http.get(`/projects/${project.id}/members`, { cookie: owner.cookie })).status, 404, 'a removed member no longer sees the project');
   });
 

@@ -16,7 +16,7 @@ function assertResetSeconds(value: string | null) {
   assert.ok(seconds >= 0 && seconds <= 60, `reset ${seconds} is within the 60 s window`);
 }
 
-describe('rate limit per project (api.md Limits, contract §13)', () => {
+describe('rate limit per project (the API reference (Limits), docs/decisions/idempotency-and-rate-limits.md)', () => {
   let server: TestServer;
   before(async () => {
     server = await startTestServer({ RATE_LIMIT_PER_MINUTE: '5' });

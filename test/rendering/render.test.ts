@@ -18,7 +18,7 @@ function appErrorOf(work: () => unknown): AppError {
   assert.fail('expected an error');
 }
 
-describe('rendering: placeholders and variables (contract §5)', () => {
+describe('rendering: placeholders and variables (docs/decisions/templates.md)', () => {
   test('{{name}} and {{data.plan}} read the contact data; unknown variables render empty', () => {
     const variables = recipientVariables({ id: 'c-1', email: 'ann@example.test', data: { name: 'Ann', plan: 'pro' } });
     assert.equal(html('Hi {{name}} on {{data.plan}} [{{ nope }}][{{ data.nope.deeper }}]', variables), 'Hi Ann on pro [][]');

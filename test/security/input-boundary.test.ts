@@ -46,7 +46,11 @@ describe('the input boundary (NUL, unpaired surrogates, deep JSON, long values, 
       'name',
       /NUL/,
     );
-    assertField(await project.api.post('/v1/send', { to: email, from: 'a@example.com', subject: 'Hi', body: '<p>x</p>', headers: { 'X-Tag': 'a\u0000b' } }), 'headers.X-Tag', /NUL/);
+    assertField(
+      await project.api.post('/v1/send', { to: email, from: 'a@example.com', subject: 'Hi', body: '<p>x</p>', headers: { 'X-Tag': 'a\u0000b' } }),
+      'headers.X-Tag',
+      /NUL/,
+    );
     assertField(await project.api.get('/templates?search=%00'), 'search', /NUL/);
     assertField(await project.api.get('/events/%00/usage'), 'eventName', /NUL/);
     assertField(await project.api.get('/activity?type=%00'), 'type', /NUL/);
@@ -62,7 +66,7 @@ describe('the input boundary (NUL, unpaired surrogates, deep JSON, long values, 
   });
 
   test('JSON nested 10,000 deep is a 400 in the envelope, arrays or objects', async () => {
-    for (const raw of ['['.repeat(10_000) + ']'.repeat(10_000), '{"a":'.repeat(10_000) + '1' + '}'.repeat(10_000)]) {
+    for (const raw of ['['.repeat(10_000) + ']'.repeat(10_000), `${'{"a":'.repeat(10_000)}1${'}'.repeat(10_000)}`]) {
       const response = await project.api.post('/templates', undefined, { rawBody: raw, headers: { 'content-type': 'application/json' } });
       assertEnvelope(response, 400, 'BAD_REQUEST');
       assert.match(response.body.error.message, /nested more than 32 levels/);
@@ -92,7 +96,11 @@ describe('the input boundary (NUL, unpaired surrogates, deep JSON, long values, 
   test('GET /segments answers 200 for a condition stored before the unit check (a numeric unit is dropped)', async () => {
     const own = await createProject(server.url);
     const condition = { logic: 'AND', groups: [{ filters: [{ field: 'email', operator: 'contains', value: 'a', unit: 5, extra: 'x' }] }] };
-    await server.deps.db.query(`INSERT INTO segments (project_id, id, name, type, condition) VALUES ($1, $2, 'Legacy', 'DYNAMIC', $3)`, [own.id, randomUUID(), JSON.stringify(condition)]);
+    await server.deps.db.query(`INSERT INTO segments (project_id, id, name, type, condition) VALUES ($1, $2, 'Legacy', 'DYNAMIC', $3)`, [
+      own.id,
+      randomUUID(),
+      JSON.stringify(condition),
+    ]);
     const listed = await own.api.get('/segments');
     assert.equal(listed.status, 200, listed.text);
     assert.deepEqual(listed.body[0].condition, { logic: 'AND', groups: [{ filters: [{ field: 'email', operator: 'contains', value: 'a' }] }] });

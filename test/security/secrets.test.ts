@@ -33,7 +33,11 @@ async function dumpEverything(db: Db): Promise<string> {
 }
 
 function runRotation(env: Record<string, string>): Promise<{ code: number | null; output: string }> {
-  const child = spawn(process.execPath, ['--import', 'tsx', join(PACKAGE_ROOT, 'src/rotate-secrets.ts')], { cwd: PACKAGE_ROOT, env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawn(process.execPath, ['--import', 'tsx', join(PACKAGE_ROOT, 'src/rotate-secrets.ts')], {
+    cwd: PACKAGE_ROOT,
+    env: { ...process.env, ...env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
   let output = '';
   child.stdout.on('data', (chunk: Buffer) => (output += chunk.toString()));
   child.stderr.on('data', (chunk: Buffer) => (output += chunk.toString()));

@@ -77,16 +77,27 @@ describe('sessions are server-side records: logout, sign out one or everywhere, 
     assert.equal((await client(otherUrl()).get('/users/@me', { cookie: account.cookie })).status, 401);
     assert.equal((await client(otherUrl()).get('/users/@me', { cookie: laptop })).status, 200);
     const listed = await client(server.url).get('/users/@me/sessions', { cookie: laptop });
-    assert.deepEqual(listed.body.data.map((s: { current: boolean }) => s.current), [true]);
+    assert.deepEqual(
+      listed.body.data.map((s: { current: boolean }) => s.current),
+      [true],
+    );
   });
 
   test('a password change needs the current password and ends the other sessions', async () => {
     const account = await createAccount(server.url);
     const phone = await logIn(server.url, account.email, account.password, SAFARI_IPHONE);
-    const wrong = await client(server.url).post('/users/@me/password', { currentPassword: 'not my password at all', newPassword: 'Vogelgezwitscher im Morgengrauen' }, { cookie: account.cookie });
+    const wrong = await client(server.url).post(
+      '/users/@me/password',
+      { currentPassword: 'not my password at all', newPassword: 'Vogelgezwitscher im Morgengrauen' },
+      { cookie: account.cookie },
+    );
     assert.equal(wrong.status, 401, wrong.text);
     assert.equal((await client(server.url).get('/users/@me', { cookie: phone })).status, 200);
-    const changed = await client(server.url).post('/users/@me/password', { currentPassword: account.password, newPassword: 'Vogelgezwitscher im Morgengrauen' }, { cookie: account.cookie });
+    const changed = await client(server.url).post(
+      '/users/@me/password',
+      { currentPassword: account.password, newPassword: 'Vogelgezwitscher im Morgengrauen' },
+      { cookie: account.cookie },
+    );
     assert.equal(changed.status, 200, changed.text);
     assert.equal(changed.body.endedSessions, 1);
     assert.equal((await client(otherUrl()).get('/users/@me', { cookie: phone })).status, 401);

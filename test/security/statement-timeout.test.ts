@@ -32,7 +32,10 @@ describe('statements of an HTTP request run in requestScope (time-limited on Pos
     }
     const ofRequests = seen.filter((s) => /\b(segments|templates)\b/i.test(s.sql));
     assert.ok(ofRequests.length >= 2, JSON.stringify(seen.map((s) => s.sql.slice(0, 60))));
-    assert.deepEqual(ofRequests.filter((s) => !s.inScope), []);
+    assert.deepEqual(
+      ofRequests.filter((s) => !s.inScope),
+      [],
+    );
     assert.equal(requestScope.getStore(), undefined);
   });
 
@@ -47,10 +50,12 @@ describe('statements of an HTTP request run in requestScope (time-limited on Pos
     const db = openPostgres(database.url, { statementTimeoutMs: 300 });
     try {
       const started = Date.now();
-      const error = await requestScope.run(true, () => db.query('SELECT pg_sleep(3)')).then(
-        () => assert.fail('the statement was not cancelled'),
-        (e: unknown) => e,
-      );
+      const error = await requestScope
+        .run(true, () => db.query('SELECT pg_sleep(3)'))
+        .then(
+          () => assert.fail('the statement was not cancelled'),
+          (e: unknown) => e,
+        );
       assert.ok(Date.now() - started < 2500, `${Date.now() - started} ms`);
       const appError = translateDbError(error);
       assert.equal(appError?.code, 'SERVICE_UNAVAILABLE');

@@ -25,13 +25,13 @@ async function eventsNamed(project: TestProject, name: string) {
   return res.body.data.map((e: any) => [e.email, e.data]).sort((a: any, b: any) => a[0].localeCompare(b[0]));
 }
 
-test('the membership slug (contract §10)', () => {
+test('the membership slug (docs/decisions/segments.md)', () => {
   assert.equal(segmentSlug('VIP Customers!'), 'vip-customers');
   assert.equal(segmentSlug('  Summer -- Promo 2024 '), 'summer-promo-2024');
   assert.equal(segmentSlug('a_b.c'), 'a-b-c');
 });
 
-describe('compute and refresh (contract §10)', () => {
+describe('compute and refresh (docs/decisions/segments.md)', () => {
   let server: TestServer;
   before(async () => {
     server = await startTestServer();
@@ -64,7 +64,10 @@ describe('compute and refresh (contract §10)', () => {
     await upsert(project, 'd@x.test', { plan: 'pro' });
     assert.deepEqual((await compute()).body, { entered: 2, exited: 1, total: 3 });
     assert.deepEqual(await eventsNamed(project, 'segment.vip-customers.exit'), [['b@x.test', data]]);
-    assert.deepEqual((await eventsNamed(project, 'segment.vip-customers.entry')).map((e: any) => e[0]), ['a@x.test', 'b@x.test', 'c@x.test', 'd@x.test']);
+    assert.deepEqual(
+      (await eventsNamed(project, 'segment.vip-customers.entry')).map((e: any) => e[0]),
+      ['a@x.test', 'b@x.test', 'c@x.test', 'd@x.test'],
+    );
     assert.equal((await project.api.get(`/segments/${segment.id}`)).body.memberCount, 3);
 
     // A member deleted is simply gone (no exit event for a contact that no longer exists).

@@ -8,7 +8,7 @@ import { startTestServer, type TestServer } from '../kit/server.ts';
 const SEGMENT_KEYS = ['condition', 'createdAt', 'description', 'id', 'memberCount', 'name', 'projectId', 'trackMembership', 'type', 'updatedAt'];
 const pro = { logic: 'AND', groups: [{ filters: [{ field: 'data.plan', operator: 'equals', value: 'pro' }] }] };
 
-describe('segments (api.md Segments; contract §4, §10)', () => {
+describe('segments (the API reference (Segments); docs/decisions/segments.md, §10)', () => {
   let server: TestServer;
   before(async () => {
     server = await startTestServer();
@@ -38,13 +38,14 @@ describe('segments (api.md Segments; contract §4, §10)', () => {
 
   test('POST /segments → 201 Segment with defaults and a counted memberCount; GET one and list', async () => {
     const project = await createProject(server.url);
-    await contacts(project, [['a@x.test', { plan: 'pro' }], ['b@x.test', { plan: 'pro' }, false], ['c@x.test', { plan: 'free' }]]);
+    await contacts(project, [
+      ['a@x.test', { plan: 'pro' }],
+      ['b@x.test', { plan: 'pro' }, false],
+      ['c@x.test', { plan: 'free' }],
+    ]);
     const segment = await create(project, { name: 'Pros', condition: pro });
     assert.deepEqual(Object.keys(segment).sort(), SEGMENT_KEYS);
-    assert.deepEqual(
-      [segment.type, segment.trackMembership, segment.description, segment.memberCount, segment.projectId],
-      ['DYNAMIC', false, null, 2, project.id],
-    );
+    assert.deepEqual([segment.type, segment.trackMembership, segment.description, segment.memberCount, segment.projectId], ['DYNAMIC', false, null, 2, project.id]);
     assert.deepEqual(segment.condition, pro);
 
     const got = await project.api.get(`/segments/${segment.id}`);
@@ -55,7 +56,10 @@ describe('segments (api.md Segments; contract §4, §10)', () => {
 
     const list = await project.dashboard.get('/segments');
     assert.equal(list.status, 200, list.text);
-    assert.deepEqual(list.body.map((s: any) => s.id), [segment.id, fixed.id]);
+    assert.deepEqual(
+      list.body.map((s: any) => s.id),
+      [segment.id, fixed.id],
+    );
     assert.equal((await client(server.url).get('/segments')).status, 401);
   });
 
@@ -72,9 +76,22 @@ describe('segments (api.md Segments; contract §4, §10)', () => {
     assertFlat400(await post({ name: 'ok' }), /condition is required/);
     assertFlat400(await post({ name: 'ok', condition: 'plan = pro' }), /condition is required/);
     assertFlat400(await post({ name: 'ok', condition: [pro] }), /condition is required/);
-    const badOperator = { logic: 'AND', groups: [{ filters: [{ field: 'email', operator: 'contains', value: 'x' }, { field: 'email', operator: 'startsWith', value: 'x' }] }] };
+    const badOperator = {
+      logic: 'AND',
+      groups: [
+        {
+          filters: [
+            { field: 'email', operator: 'contains', value: 'x' },
+            { field: 'email', operator: 'startsWith', value: 'x' },
+          ],
+        },
+      ],
+    };
     assertFlat400(await post({ name: 'ok', condition: badOperator }), /groups\[0\]\.filters\[1\]\.operator/);
-    const missingUnit = { logic: 'OR', groups: [{ filters: [], conditions: { logic: 'AND', groups: [{ filters: [{ field: 'event.x', operator: 'triggeredWithin', value: 3 }] }] } }] };
+    const missingUnit = {
+      logic: 'OR',
+      groups: [{ filters: [], conditions: { logic: 'AND', groups: [{ filters: [{ field: 'event.x', operator: 'triggeredWithin', value: 3 }] }] } }],
+    };
     assertFlat400(await post({ name: 'ok', condition: missingUnit }), /groups\[0\]\.conditions\.groups\[0\]\.filters\[0\]\.unit/);
     const unknownSegment = { logic: 'AND', groups: [{ filters: [{ field: `segment.${randomUUID()}`, operator: 'memberOfSegment' }] }] };
     assertFlat400(await post({ name: 'ok', condition: unknownSegment }), /groups\[0\]\.filters\[0\]\.field: segment .* does not exist/);
@@ -86,7 +103,10 @@ describe('segments (api.md Segments; contract §4, §10)', () => {
 
   test('PATCH: name, description, condition (recounted), trackMembership; type and STATIC conditions refused; circular references refused', async () => {
     const project = await createProject(server.url);
-    await contacts(project, [['a@x.test', { plan: 'pro', n: 1 }], ['b@x.test', { plan: 'free', n: 2 }]]);
+    await contacts(project, [
+      ['a@x.test', { plan: 'pro', n: 1 }],
+      ['b@x.test', { plan: 'free', n: 2 }],
+    ]);
     const segment = await create(project, { name: 'Pros', condition: pro });
     const patch = (id: string, body: unknown) => project.api.patch(`/segments/${id}`, body);
 
@@ -107,7 +127,7 @@ describe('segments (api.md Segments; contract §4, §10)', () => {
     const fixed = await create(project, { name: 'Picked', type: 'STATIC' });
     assertFlat400(await patch(fixed.id, { condition: pro }), /DYNAMIC segments only/);
 
-    // Self and circular references (contract §4).
+    // Self and circular references (docs/decisions/segments.md).
     const self = { logic: 'AND', groups: [{ filters: [{ field: `segment.${segment.id}`, operator: 'memberOfSegment' }] }] };
     assertFlat400(await patch(segment.id, { condition: self }), /circular/);
     const other = await create(project, { name: 'Other', condition: self });
@@ -119,7 +139,10 @@ describe('segments (api.md Segments; contract §4, §10)', () => {
 
   test('GET /segments/{id}/contacts: live members, page and pageSize (clamped to 100)', async () => {
     const project = await createProject(server.url);
-    await contacts(project, Array.from({ length: 5 }, (_, i) => [`m${i}@x.test`, { plan: 'pro' }] as [string, Record<string, unknown>]));
+    await contacts(
+      project,
+      Array.from({ length: 5 }, (_, i) => [`m${i}@x.test`, { plan: 'pro' }] as [string, Record<string, unknown>]),
+    );
     await contacts(project, [['free@x.test', { plan: 'free' }]]);
     const segment = await create(project, { name: 'Pros', condition: pro });
     const page1 = await project.api.get(`/segments/${segment.id}/contacts?page=1&pageSize=2`);
@@ -128,7 +151,9 @@ describe('segments (api.md Segments; contract §4, §10)', () => {
     assert.deepEqual(Object.keys(page1.body.data[0]).sort(), ['createdAt', 'data', 'email', 'id', 'snoozedUntil', 'subscribed', 'updatedAt']);
     const page3 = await project.api.get(`/segments/${segment.id}/contacts?page=3&pageSize=2`);
     assert.equal(page3.body.data.length, 1);
-    const seen = new Set([...page1.body.data, ...(await project.api.get(`/segments/${segment.id}/contacts?page=2&pageSize=2`)).body.data, ...page3.body.data].map((c: any) => c.email));
+    const seen = new Set(
+      [...page1.body.data, ...(await project.api.get(`/segments/${segment.id}/contacts?page=2&pageSize=2`)).body.data, ...page3.body.data].map((c: any) => c.email),
+    );
     assert.equal(seen.size, 5);
     assert.ok(!seen.has('free@x.test'));
 
@@ -143,7 +168,10 @@ describe('segments (api.md Segments; contract §4, §10)', () => {
 
   test('static members: add (createMissing, subscribed), remove, counts; DYNAMIC refused; at most 1000 emails', async () => {
     const project = await createProject(server.url);
-    await contacts(project, [['known@x.test', {}], ['other@x.test', {}]]);
+    await contacts(project, [
+      ['known@x.test', {}],
+      ['other@x.test', {}],
+    ]);
     const segment = await create(project, { name: 'Picked', type: 'STATIC' });
     const members = `/segments/${segment.id}/members`;
 
@@ -206,7 +234,10 @@ describe('segments (api.md Segments; contract §4, §10)', () => {
     const owner = await createProject(server.url);
     const stranger = await createProject(server.url);
     await contacts(owner, [['a@x.test', { plan: 'pro' }]]);
-    await contacts(stranger, [['s@x.test', { plan: 'pro' }], ['t@x.test', { plan: 'pro' }]]);
+    await contacts(stranger, [
+      ['s@x.test', { plan: 'pro' }],
+      ['t@x.test', { plan: 'pro' }],
+    ]);
     const segment = await create(owner, { name: 'Pros', condition: pro, trackMembership: true });
     assert.equal(segment.memberCount, 1);
     const path = `/segments/${segment.id}`;
@@ -236,7 +267,20 @@ describe('segments (api.md Segments; contract §4, §10)', () => {
       logic: 'OR',
       groups: [
         { filters: [{ field: 'email', operator: 'contains', value: '@x' }] },
-        { filters: [], conditions: { logic: 'AND', groups: [{ filters: [{ field: 'event.purchase', operator: 'triggered' }, { field: 'email.opened', operator: 'notTriggered' }] }] } },
+        {
+          filters: [],
+          conditions: {
+            logic: 'AND',
+            groups: [
+              {
+                filters: [
+                  { field: 'event.purchase', operator: 'triggered' },
+                  { field: 'email.opened', operator: 'notTriggered' },
+                ],
+              },
+            ],
+          },
+        },
       ],
     };
     const byEvent = await create(project, { name: 'Buyers', condition: nested });

@@ -6,11 +6,11 @@ import { dkimVerify } from 'mailauth/lib/dkim/verify.js';
 import { createProject, uniqueEmail } from '../kit/accounts.ts';
 import { type DnsServer, startDnsServer } from '../kit/dns.ts';
 import { verifiedDomain } from '../kit/domains.ts';
-import { type SmtpSink, startSmtpSink } from '../kit/smtp.ts';
-import { startTestServer, type TestServer } from '../kit/server.ts';
 import { waitForStatus } from '../kit/emails.ts';
+import { startTestServer, type TestServer } from '../kit/server.ts';
+import { type SmtpSink, startSmtpSink } from '../kit/smtp.ts';
 
-describe('POST /v1/send delivered over SMTP (api.md /v1/send; contract §6)', () => {
+describe('POST /v1/send delivered over SMTP (the API reference /v1/send; docs/decisions/sending.md)', () => {
   let dns: DnsServer;
   let sink: SmtpSink;
   let server: TestServer;
@@ -41,7 +41,7 @@ describe('POST /v1/send delivered over SMTP (api.md /v1/send; contract §6)', ()
     return messageTo(address)[0]!;
   }
 
-  test('inline send: 200 shape, record queued then DELIVERED, message per contract §6 with a verifying DKIM signature', async () => {
+  test('inline send: 200 shape, record queued then DELIVERED, message per docs/decisions/sending.md with a verifying DKIM signature', async () => {
     const { project, domain, from } = await setup();
     const to = uniqueEmail('inline');
     const res = await project.api.post('/v1/send', {
@@ -145,7 +145,13 @@ describe('POST /v1/send delivered over SMTP (api.md /v1/send; contract §6)', ()
 
   test('a record outlives its contact and its template: after deleting them it names neither', async () => {
     const { project, from } = await setup();
-    const template = await project.api.post('/templates', { name: 'Welcome', subject: 'Welcome, {{ name }}', body: '<p>Glad you are here, {{ name }}.</p>', from, type: 'TRANSACTIONAL' });
+    const template = await project.api.post('/templates', {
+      name: 'Welcome',
+      subject: 'Welcome, {{ name }}',
+      body: '<p>Glad you are here, {{ name }}.</p>',
+      from,
+      type: 'TRANSACTIONAL',
+    });
     assert.equal(template.status, 201, template.text);
     const kept = uniqueEmail('kept');
     const res = await project.api.post('/v1/send', { to: [uniqueEmail('gone'), kept], template: template.body.id, data: { name: 'Ada' } });
@@ -180,7 +186,10 @@ describe('POST /v1/send delivered over SMTP (api.md /v1/send; contract §6)', ()
     const many = await project.api.post('/v1/send', { to: list, from, subject: 'For {{ email }}', body: '<p>{{ email }}</p>', subscribed: true });
     assert.equal(many.status, 200, many.text);
     const addresses = list.map((entry) => (typeof entry === 'string' ? entry : entry.email));
-    assert.deepEqual(many.body.data.emails.map((e: { contact: { email: string } }) => e.contact.email), addresses);
+    assert.deepEqual(
+      many.body.data.emails.map((e: { contact: { email: string } }) => e.contact.email),
+      addresses,
+    );
     assert.equal(new Set(many.body.data.emails.map((e: { email: string }) => e.email)).size, 3);
     for (const address of addresses) {
       const received = await waitForMessageTo(address);
@@ -195,7 +204,13 @@ describe('POST /v1/send delivered over SMTP (api.md /v1/send; contract §6)', ()
     const shared = uniqueEmail('shared');
     const sends = Array.from({ length: 24 }, (_, i) => {
       const to = i % 3 === 0 ? [shared, uniqueEmail(`own${i}`)] : [uniqueEmail(`own${i}`)];
-      return project.api.post('/v1/send', { to, from, subject: 'No. {{ n }}', body: '<p>{{ n }} {{ visits }}</p>', data: { n: { value: String(i), persistent: false }, visits: i } });
+      return project.api.post('/v1/send', {
+        to,
+        from,
+        subject: 'No. {{ n }}',
+        body: '<p>{{ n }} {{ visits }}</p>',
+        data: { n: { value: String(i), persistent: false }, visits: i },
+      });
     });
     const strangers = Array.from({ length: 3 }, (_, i) => uniqueEmail(`refused${i}`));
     const refused = strangers.map((to) => project.api.post('/v1/send', { to, from: 'hi@not-verified.test', subject: 'Hi', body: '<p>Hi</p>' }));

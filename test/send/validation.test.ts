@@ -6,7 +6,7 @@ import { type DnsServer, startDnsServer } from '../kit/dns.ts';
 import { uniqueDomain, verifiedDomain } from '../kit/domains.ts';
 import { startTestServer, type TestServer } from '../kit/server.ts';
 
-describe('POST /v1/send refuses bad requests (api.md /v1/send, Errors, Limits)', () => {
+describe('POST /v1/send refuses bad requests (the API reference /v1/send, Errors, Limits)', () => {
   let dns: DnsServer;
   let server: TestServer;
   let project: TestProject;
@@ -85,7 +85,17 @@ describe('POST /v1/send refuses bad requests (api.md /v1/send, Errors, Limits)',
     await expect422({ ...valid, attachments: [attachment, { ...attachment, disposition: 'inline' }] }, 'attachments.1.contentId', 'invalid_type');
     await expect422({ ...valid, attachments: [{ ...attachment, disposition: 'sideways' }] }, 'attachments.0.disposition', 'invalid_enum_value');
     const big = Buffer.alloc(5 * 1024 * 1024 + 1, 7).toString('base64');
-    await expect422({ ...valid, attachments: [{ ...attachment, content: big }, { ...attachment, content: big }] }, 'attachments', 'too_big');
+    await expect422(
+      {
+        ...valid,
+        attachments: [
+          { ...attachment, content: big },
+          { ...attachment, content: big },
+        ],
+      },
+      'attachments',
+      'too_big',
+    );
   });
 
   test('data: values that are not primitives, null or one-off objects → 422 naming the key', async () => {

@@ -3,12 +3,12 @@ import { after, before, describe, test } from 'node:test';
 import { createProject, uniqueEmail } from '../kit/accounts.ts';
 import { type DnsServer, startDnsServer } from '../kit/dns.ts';
 import { verifiedDomain } from '../kit/domains.ts';
-import { client, type Client } from '../kit/http.ts';
+import { type Client, client } from '../kit/http.ts';
 import { startTestServer, type TestServer } from '../kit/server.ts';
 import { type SmtpSink, startSmtpSink } from '../kit/smtp.ts';
 import { FakeSns, sesNotification } from '../kit/sns.ts';
 
-/** End to end: a message sent through /v1/send, then SES's feedback about it (contract §6). */
+/** End to end: a message sent through /v1/send, then SES's feedback about it (docs/decisions/sending.md). */
 describe('POST /webhooks/ses after POST /v1/send', () => {
   let dns: DnsServer;
   let sink: SmtpSink;
@@ -69,7 +69,10 @@ describe('POST /webhooks/ses after POST /v1/send', () => {
     assert.ok(record.complainedAt);
     assert.equal((await project.api.get(`/contacts/${contact.id}`)).body.subscribed, false);
     const events = await project.api.get(`/events?contactId=${contact.id}&name=email.complained`);
-    assert.deepEqual(events.body.data.map((e: { emailId: string }) => e.emailId), [emailId]);
+    assert.deepEqual(
+      events.body.data.map((e: { emailId: string }) => e.emailId),
+      [emailId],
+    );
 
     const again = await send();
     assert.equal(again.status, 200, again.text);

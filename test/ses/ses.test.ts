@@ -92,7 +92,10 @@ describe('POST /webhooks/ses (Amazon SNS → SES feedback)', () => {
     assert.equal((await record(sent)).status, 'SENT');
     assert.equal((await record(sent)).bounced_at, null);
     const events = await eventsOf(sent);
-    assert.deepEqual(events.map((e) => [e.name, e.data.bounceType]), [['email.bounced', 'soft']]);
+    assert.deepEqual(
+      events.map((e) => [e.name, e.data.bounceType]),
+      [['email.bounced', 'soft']],
+    );
     assert.equal(await subscribed(sent), true);
     assert.equal(await suppression(sent), undefined);
   });
@@ -121,7 +124,10 @@ describe('POST /webhooks/ses (Amazon SNS → SES feedback)', () => {
     assert.equal(row.status, 'DELIVERED');
     assert.ok(row.delivered_at);
     const events = await eventsOf(sent);
-    assert.deepEqual(events.map((e) => [e.name, e.emailId]), [['email.delivered', sent.emailId]]);
+    assert.deepEqual(
+      events.map((e) => [e.name, e.emailId]),
+      [['email.delivered', sent.emailId]],
+    );
 
     const bounced = await sentEmail(sent.project, 'BOUNCED');
     assert.equal((await post(sns.notification(sesNotification('Delivery', bounced.messageId, bounced.to)))).status, 200);

@@ -56,14 +56,26 @@ describe('a worker killed during SMTP submissions loses no accepted message and 
 
     const submit = (port: number, batch: typeof messages) => {
       // 10 connections at once, each sending message after message (under the per-address limit).
-      const transport = nodemailer.createTransport({ host: '127.0.0.1', port, pool: true, maxConnections: 10, maxMessages: Infinity, auth: { user: 'billing-app', pass: project.secretKey } });
+      const transport = nodemailer.createTransport({
+        host: '127.0.0.1',
+        port,
+        pool: true,
+        maxConnections: 10,
+        maxMessages: Infinity,
+        auth: { user: 'billing-app', pass: project.secretKey },
+      });
       const sent = batch.map((message) => transport.sendMail(message).then((info) => ({ message, response: info.response })));
       return { sent, close: () => transport.close() };
     };
 
     const first = submit(await submissionPort(server), messages);
     let accepted = 0;
-    first.sent.forEach((p) => p.then(() => accepted++, () => {}));
+    first.sent.forEach((p) =>
+      p.then(
+        () => accepted++,
+        () => {},
+      ),
+    );
     const deadline = Date.now() + 120_000;
     while (accepted < SUBMISSIONS / 4) {
       assert.ok(Date.now() < deadline, `only ${accepted} submissions accepted`);
@@ -108,7 +120,10 @@ describe('a worker killed during SMTP submissions loses no accepted message and 
       assert.equal(records.length, 1, `${message.to}: ${records.length} records`);
       const arrived = relay.messages.filter((m) => m.to.includes(message.to));
       assert.ok(arrived.length >= 1, `${message.to} never got its message`);
-      assert.ok(arrived.every((m) => m.messageId === message.messageId), `${message.to}: another Message-ID`);
+      assert.ok(
+        arrived.every((m) => m.messageId === message.messageId),
+        `${message.to}: another Message-ID`,
+      );
       repeats += arrived.length - 1;
     }
     // Only deliveries handed to the relay and unanswered at the kill may repeat (at least once).

@@ -66,7 +66,10 @@ describe('return path: bounces, complaints and auto-replies from any relay come 
     const created = await project.api.post('/domains', { domain });
     assert.equal(created.status, 201, created.text);
     const mx = created.body.records.find((r: { type: string }) => r.type === 'MX');
-    assert.deepEqual({ name: mx.name, value: mx.value, priority: mx.priority, required: mx.required }, { name: `bounces.${domain}`, value: MX_HOST, priority: 10, required: false });
+    assert.deepEqual(
+      { name: mx.name, value: mx.value, priority: mx.priority, required: mx.required },
+      { name: `bounces.${domain}`, value: MX_HOST, priority: 10, required: false },
+    );
     const bounceSpf = created.body.records.find((r: { type: string; name: string }) => r.type === 'TXT' && r.name === `bounces.${domain}`);
     assert.equal(bounceSpf.value, 'v=spf1 ip4:127.0.0.1 ~all');
     publishRecords(dns, created.body);
@@ -76,7 +79,10 @@ describe('return path: bounces, complaints and auto-replies from any relay come 
     dns.set(`_dmarc.${domain}`, 'TXT', ['v=DMARC1; p=reject; aspf=r']);
     const verified = await project.api.get(`/domains/${created.body.id}/verify`);
     assert.equal(verified.body.status, 'verified', verified.text);
-    assert.deepEqual(verified.body.records.filter((r: { name: string }) => r.name === `bounces.${domain}`).map((r: { state: string }) => r.state), ['found', 'found']);
+    assert.deepEqual(
+      verified.body.records.filter((r: { name: string }) => r.name === `bounces.${domain}`).map((r: { state: string }) => r.state),
+      ['found', 'found'],
+    );
 
     const hook = await project.api.post('/webhook-endpoints', { url: hooks.url('/return-path'), events: ['email.bounced', 'email.complained', 'email.auto_replied'] });
     assert.equal(hook.status, 201, hook.text);
@@ -103,7 +109,8 @@ describe('return path: bounces, complaints and auto-replies from any relay come 
       assert.match(message.envelope.from, new RegExp(`^b-[0-9a-f]{32}-[0-9a-f]{16}@bounces\\.${domain.replaceAll('.', '\\.')}$`));
       // A temperror is a lookup that got no answer in time (a loaded machine), not a verdict: asked again.
       let verdicts = await check(message.raw, { ip: '127.0.0.1', sender: message.envelope.from });
-      for (let again = 0; again < 3 && [verdicts.spf, verdicts.dmarc].includes('temperror'); again++) verdicts = await check(message.raw, { ip: '127.0.0.1', sender: message.envelope.from });
+      for (let again = 0; again < 3 && [verdicts.spf, verdicts.dmarc].includes('temperror'); again++)
+        verdicts = await check(message.raw, { ip: '127.0.0.1', sender: message.envelope.from });
       assert.deepEqual({ dkim: verdicts.dkim, spf: verdicts.spf, dmarc: verdicts.dmarc }, { dkim: 'pass', spf: 'pass', dmarc: 'pass' }, verdicts.detail);
     }
     const recordOf = (c: (typeof cases)[number]) => sent.body.data.emails.find((e: { contact: { email: string } }) => e.contact.email === recipients[c]);
@@ -112,7 +119,12 @@ describe('return path: bounces, complaints and auto-replies from any relay come 
     const files = { hard: 'postfix-hard-bounce.eml', soft: 'mailbox-full.eml', complaint: 'arf-complaint.eml', 'auto-reply': 'vacation-auto-reply.eml' };
     for (const c of cases) {
       const message = byCase(c);
-      const raw = fixture(files[c], { verp: message.envelope.from, to: recipients[c], messageId: `<${message.parsed.messageId}>`.replace(/^<</, '<').replace(/>>$/, '>'), subject: message.parsed.subject! });
+      const raw = fixture(files[c], {
+        verp: message.envelope.from,
+        to: recipients[c],
+        messageId: `<${message.parsed.messageId}>`.replace(/^<</, '<').replace(/>>$/, '>'),
+        subject: message.parsed.subject!,
+      });
       const info = await inbound.sendMail({ envelope: { from: c === 'auto-reply' ? recipients[c] : '', to: [message.envelope.from] }, raw });
       assert.match(info.response, /^250 /, `${c}: ${info.response}`);
     }
@@ -145,7 +157,10 @@ describe('return path: bounces, complaints and auto-replies from any relay come 
 
     // The customer's webhook hears each.
     await until('three webhook deliveries', async () => (hooks.received.filter((r) => r.path === '/return-path').length >= 4 ? true : undefined));
-    const types = hooks.received.filter((r) => r.path === '/return-path').map((r) => JSON.parse(r.body).type).sort();
+    const types = hooks.received
+      .filter((r) => r.path === '/return-path')
+      .map((r) => JSON.parse(r.body).type)
+      .sort();
     assert.deepEqual(types, ['email.auto_replied', 'email.bounced', 'email.bounced', 'email.complained']);
 
     // A VERP address with a forged signature, and an unknown address, are refused at RCPT.

@@ -50,7 +50,13 @@ describe('SMTP submission: apps send through the /v1/send pipeline (docs/smtp.md
   test('nodemailer with AUTH PLAIN and the secret key: each recipient gets the message DKIM-verified, with its attachments, inline image and custom headers', async () => {
     const { project, from } = await projectWithSender(server.url, dns, 'orders');
     const [ana, ben, hidden] = [uniqueEmail('ana'), uniqueEmail('ben'), uniqueEmail('bcc')];
-    const transport = nodemailer.createTransport({ host: '127.0.0.1', port, secure: false, auth: { user: 'wordpress', pass: project.secretKey }, tls: { rejectUnauthorized: false } });
+    const transport = nodemailer.createTransport({
+      host: '127.0.0.1',
+      port,
+      secure: false,
+      auth: { user: 'wordpress', pass: project.secretKey },
+      tls: { rejectUnauthorized: false },
+    });
     const pdf = randomBytes(40_000);
     const info = await transport.sendMail({
       from: { name: 'Boutique Éclair', address: from },
@@ -90,9 +96,9 @@ describe('SMTP submission: apps send through the /v1/send pipeline (docs/smtp.md
       assert.equal(message.raw.includes(Buffer.from(hidden)), false);
       assert.equal(parsed.text?.trim(), bodyText);
       const invoice = parsed.attachments.find((a) => a.filename === 'invoice-4411.pdf');
-      assert.ok(invoice && invoice.content.equals(pdf), 'the PDF arrives byte for byte');
+      assert.ok(invoice?.content.equals(pdf), 'the PDF arrives byte for byte');
       const logo = parsed.attachments.find((a) => a.cid === 'logo@shop');
-      assert.ok(logo && logo.content.equals(PNG), 'the inline image keeps its Content-ID');
+      assert.ok(logo?.content.equals(PNG), 'the inline image keeps its Content-ID');
     }
 
     // Each recipient has its record, contact and events, as with /v1/send.
@@ -194,7 +200,13 @@ describe('SMTP submission: apps send through the /v1/send pipeline (docs/smtp.md
     const { project, from } = await projectWithSender(server.url, dns);
     const to = uniqueEmail('twice');
     const transport = nodemailer.createTransport({ host: '127.0.0.1', port, secure: false, auth: { user: 'django', pass: project.secretKey } });
-    const message = { from, to, subject: 'Password reset', text: 'Use this link within an hour to choose a new password.', messageId: `<reset-${randomBytes(6).toString('hex')}@app.example.test>` };
+    const message = {
+      from,
+      to,
+      subject: 'Password reset',
+      text: 'Use this link within an hour to choose a new password.',
+      messageId: `<reset-${randomBytes(6).toString('hex')}@app.example.test>`,
+    };
     const first = await transport.sendMail(message);
     const second = await transport.sendMail(message);
     transport.close();

@@ -3,12 +3,12 @@ import { after, before, describe, test } from 'node:test';
 import { createAccount, type TestProject, uniqueEmail } from '../kit/accounts.ts';
 import { type DnsServer, startDnsServer } from '../kit/dns.ts';
 import { projectWithSender } from '../kit/domains.ts';
-import { client } from '../kit/http.ts';
-import { type SmtpSink, startSmtpSink } from '../kit/smtp.ts';
-import { startTestServer, type TestServer } from '../kit/server.ts';
 import { waitForStatus } from '../kit/emails.ts';
+import { client } from '../kit/http.ts';
+import { startTestServer, type TestServer } from '../kit/server.ts';
+import { type SmtpSink, startSmtpSink } from '../kit/smtp.ts';
 
-// The suppression list API (contract §6): per project, cursor-paginated, every change audited.
+// The suppression list API (docs/decisions/sending.md): per project, cursor-paginated, every change audited.
 
 const BODY = `<p>Hi {{ email }},</p>
 <p>Your order #8812 has shipped. It left our warehouse in Rotterdam this morning and should reach you
@@ -16,7 +16,7 @@ within three working days. The carrier's tracking page updates a few hours after
 <ol><li>Walnut desk organiser × 1</li><li>Linen notebook, A5 × 3</li></ol>
 <p>配送状況は追跡ページでご確認いただけます。 — שאלות? השיבו למייל הזה.</p>`;
 
-describe('GET/POST/DELETE /suppressions (contract §6)', () => {
+describe('GET/POST/DELETE /suppressions (docs/decisions/sending.md)', () => {
   let dns: DnsServer;
   let sink: SmtpSink;
   let server: TestServer;
@@ -83,7 +83,10 @@ describe('GET/POST/DELETE /suppressions (contract §6)', () => {
     assert.equal(all.body.total, 7);
     assert.equal(all.body.hasMore, false);
     assert.equal(all.body.cursor, null);
-    assert.deepEqual(all.body.data.map((s: { email: string }) => s.email), [...addresses].reverse());
+    assert.deepEqual(
+      all.body.data.map((s: { email: string }) => s.email),
+      [...addresses].reverse(),
+    );
 
     const pages: string[] = [];
     let cursor: string | null = null;
@@ -141,7 +144,10 @@ describe('GET/POST/DELETE /suppressions (contract §6)', () => {
     const sent = await send(project, from, to);
     await waitForStatus(project.api, sent.email, ['BOUNCED']);
     const list = await project.api.get(`/suppressions?search=${encodeURIComponent(to)}`);
-    assert.deepEqual(list.body.data.map((s: any) => ({ email: s.email, reason: s.reason, emailId: s.emailId })), [{ email: to, reason: 'HARD_BOUNCE', emailId: sent.email }]);
+    assert.deepEqual(
+      list.body.data.map((s: any) => ({ email: s.email, reason: s.reason, emailId: s.emailId })),
+      [{ email: to, reason: 'HARD_BOUNCE', emailId: sent.email }],
+    );
   });
 
   test('projects do not see or change each other’s lists', async () => {

@@ -136,7 +136,10 @@ describe('template formats, history and checks (docs/templates.md)', () => {
     assert.equal(list.status, 200, list.text);
     assert.deepEqual(
       list.body.data.map((v: { version: number; subject: string }) => [v.version, v.subject]),
-      [[2, 'Second subject'], [1, 'First subject']],
+      [
+        [2, 'Second subject'],
+        [1, 'First subject'],
+      ],
       'a rename keeps no version',
     );
     assert.equal(list.body.data[1].createdBy.email, project.owner.email, 'the signed-in author');
@@ -153,7 +156,10 @@ describe('template formats, history and checks (docs/templates.md)', () => {
     assert.equal(restored.body.source, MJML);
     assert.equal(restored.body.name, 'Renamed only');
     const after = await project.api.get(`/templates/${id}/versions`);
-    assert.deepEqual(after.body.data.map((v: { version: number }) => v.version), [3, 2, 1]);
+    assert.deepEqual(
+      after.body.data.map((v: { version: number }) => v.version),
+      [3, 2, 1],
+    );
     assert.equal((await project.api.get(`/templates/${id}/versions/9`)).status, 404);
 
     // A draft campaign made from the template holds its deletion back, and the refusal names it.
@@ -200,7 +206,13 @@ describe('template formats, history and checks (docs/templates.md)', () => {
       ],
     );
 
-    const template = await project.api.post('/templates', { name: 'Hi', subject: 'Hi {{ data.firstName ?? "you" }}', body: '<p>Hello {{ data.firstName ?? "you" }}</p>', from, type: 'TRANSACTIONAL' });
+    const template = await project.api.post('/templates', {
+      name: 'Hi',
+      subject: 'Hi {{ data.firstName ?? "you" }}',
+      body: '<p>Hello {{ data.firstName ?? "you" }}</p>',
+      from,
+      type: 'TRANSACTIONAL',
+    });
     const to = `tester-${randomUUID().slice(0, 8)}@example.test`;
     const sent = await project.api.post(`/templates/${template.body.id}/test`, { email: to, contactId: contact.body.id });
     assert.equal(sent.status, 200, sent.text);

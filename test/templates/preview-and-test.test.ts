@@ -4,8 +4,8 @@ import { after, before, describe, test } from 'node:test';
 import { createProject, type TestProject } from '../kit/accounts.ts';
 import type { DnsServer } from '../kit/dns.ts';
 import { verifiedDomain } from '../kit/domains.ts';
-import { type SmtpSink, startSmtpSink } from '../kit/smtp.ts';
 import { startTestServerWithDns, type TestServer } from '../kit/server.ts';
+import { type SmtpSink, startSmtpSink } from '../kit/smtp.ts';
 
 /** A realistic order summary: paragraphs, a table, several scripts, a long line, a loop and fallbacks. */
 const SUBJECT = 'Заказ {{ data.order }} — {{ first_name ?? "friend" }}, ご注文ありがとうございます';
@@ -29,7 +29,7 @@ const CONTACT_DATA = {
   items: 'Espresso beans, 1 kg|手挽きミル',
 };
 
-describe('template preview and test send (api.md Templates; contract §5)', () => {
+describe('template preview and test send (the API reference (Templates); docs/decisions/templates.md)', () => {
   let dns: DnsServer;
   let server: TestServer;
   let sink: SmtpSink;
@@ -62,7 +62,7 @@ describe('template preview and test send (api.md Templates; contract §5)', () =
     }
   }
 
-  test('a draft renders with a contact\'s data: values escaped in the body, not in the subject, loops and fallbacks', async () => {
+  test("a draft renders with a contact's data: values escaped in the body, not in the subject, loops and fallbacks", async () => {
     const { project, contact } = await setup();
     const res = await project.dashboard.post('/templates/preview', { subject: SUBJECT, body: BODY, contactId: contact.id });
     assert.equal(res.status, 200, res.text);

@@ -7,9 +7,25 @@ import { uniqueDomain, verifiedDomain } from '../kit/domains.ts';
 import { client } from '../kit/http.ts';
 import { startTestServerWithDns, type TestServer } from '../kit/server.ts';
 
-const TEMPLATE_KEYS = ['body', 'createdAt', 'description', 'editorState', 'format', 'from', 'fromName', 'id', 'name', 'projectId', 'replyTo', 'source', 'subject', 'type', 'updatedAt'];
+const TEMPLATE_KEYS = [
+  'body',
+  'createdAt',
+  'description',
+  'editorState',
+  'format',
+  'from',
+  'fromName',
+  'id',
+  'name',
+  'projectId',
+  'replyTo',
+  'source',
+  'subject',
+  'type',
+  'updatedAt',
+];
 
-describe('templates (api.md Templates; contract §5)', () => {
+describe('templates (the API reference (Templates); docs/decisions/templates.md)', () => {
   let dns: DnsServer;
   let server: TestServer;
   before(async () => {
@@ -85,7 +101,10 @@ describe('templates (api.md Templates; contract §5)', () => {
       const res = await project.api.post('/templates', body);
       assert.equal(res.status, 422, `${field}: ${res.text}`);
       assert.equal(res.body.error.code, 'VALIDATION_ERROR');
-      assert.deepEqual(res.body.error.errors.map((e: any) => [e.field, e.code]), [[field, code]]);
+      assert.deepEqual(
+        res.body.error.errors.map((e: any) => [e.field, e.code]),
+        [[field, code]],
+      );
     }
   });
 
@@ -150,7 +169,10 @@ describe('templates (api.md Templates; contract §5)', () => {
 
     const nullName = await project.api.patch(`/templates/${template.id}`, { name: null });
     assert.equal(nullName.status, 422);
-    assert.deepEqual(nullName.body.error.errors.map((e: any) => [e.field, e.code]), [['name', 'invalid_type']]);
+    assert.deepEqual(
+      nullName.body.error.errors.map((e: any) => [e.field, e.code]),
+      [['name', 'invalid_type']],
+    );
     const badEmail = await project.api.patch(`/templates/${template.id}`, { replyTo: 'nope' });
     assert.equal(badEmail.status, 422);
   });
@@ -213,9 +235,15 @@ describe('templates (api.md Templates; contract §5)', () => {
     assert.equal(first.status, 200);
     assert.deepEqual(Object.keys(first.body).sort(), ['data', 'page', 'pageSize', 'total', 'totalPages']);
     assert.deepEqual([first.body.total, first.body.page, first.body.pageSize, first.body.totalPages], [5, 1, 2, 3]);
-    assert.deepEqual(first.body.data.map((t: any) => t.id), newestFirst.slice(0, 2));
+    assert.deepEqual(
+      first.body.data.map((t: any) => t.id),
+      newestFirst.slice(0, 2),
+    );
     const third = await project.api.get('/templates?pageSize=2&page=3');
-    assert.deepEqual(third.body.data.map((t: any) => t.id), newestFirst.slice(4));
+    assert.deepEqual(
+      third.body.data.map((t: any) => t.id),
+      newestFirst.slice(4),
+    );
     const beyond = await project.api.get('/templates?pageSize=2&page=4');
     assert.deepEqual([beyond.body.data, beyond.body.total, beyond.body.page], [[], 5, 4]);
 

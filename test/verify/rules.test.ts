@@ -1,15 +1,6 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
-import {
-  aliasService,
-  checkSyntax,
-  damerauLevenshtein,
-  disposableMatch,
-  isFreeMailDomain,
-  isPlusAddressed,
-  isSlip,
-  suggestDomain,
-} from '../../src/verify/verify.rules.ts';
+import { aliasService, checkSyntax, damerauLevenshtein, disposableMatch, isFreeMailDomain, isPlusAddressed, isSlip, suggestDomain } from '../../src/verify/verify.rules.ts';
 
 const valid = (email: string) => {
   const result = checkSyntax(email);
@@ -22,7 +13,7 @@ const invalid = (email: string, reason: RegExp) => {
   assert.match(!result.ok ? result.reason : '', reason);
 };
 
-describe('verify rules: syntax (contract §8 step 1)', () => {
+describe('verify rules: syntax (docs/decisions/verify.md step 1)', () => {
   test('ordinary addresses are valid; the domain comes back in lower case', () => {
     assert.deepEqual(valid('Jane.Doe@Example.COM'), { local: 'Jane.Doe', domain: 'example.com' });
     valid("o'brien+news@mail.example.co.uk");

@@ -15,7 +15,7 @@ const ANSWER_DELAY_MS = 1500;
  * when both arrive), so they may be recorded in either order.
  */
 const ORDER_SLACK_MS = 500;
-/** A restarted worker sends its predecessor's deliveries again within this (issue 15's bar), well inside their lease. */
+/** A restarted worker sends its predecessor's deliveries again within this, well inside their lease. */
 const TAKEOVER_MS = 5000;
 
 /** The warnings and errors a server logged (pino levels 40 and up). */
@@ -36,7 +36,10 @@ function unrecordedAtKill(received: Received[]): Set<string> {
   const ids = new Set<string>();
   for (const path of new Set(received.map((r) => r.path))) {
     const mine = received.filter((r) => r.path === path);
-    const answered = mine.filter((r) => r.answeredAt !== undefined).map((r) => r.answeredAt!).sort((a, b) => b - a);
+    const answered = mine
+      .filter((r) => r.answeredAt !== undefined)
+      .map((r) => r.answeredAt!)
+      .sort((a, b) => b - a);
     const open = mine.length - answered.length;
     // The oldest answer that may still have been unrecorded, less the slack of arrival order.
     const from = open >= PER_ENDPOINT ? Infinity : (answered[PER_ENDPOINT - open - 1] ?? -Infinity) - ORDER_SLACK_MS;
@@ -45,7 +48,7 @@ function unrecordedAtKill(received: Received[]): Set<string> {
   return ids;
 }
 
-describe('a webhook worker SIGKILLed mid-delivery (contract §14: at least once, the same webhook-id)', () => {
+describe('a webhook worker SIGKILLed mid-delivery (docs/decisions/webhook-endpoints.md: at least once, the same webhook-id)', () => {
   let receiver: Receiver;
   let server: SpawnedServer | undefined;
   let cleanup: () => Promise<void>;
@@ -81,7 +84,10 @@ describe('a webhook worker SIGKILLed mid-delivery (contract §14: at least once,
     const before = receiver.received.slice();
     const inFlight = unrecordedAtKill(before);
     assert.ok(before.length < ENDPOINTS * EVENTS, 'the kill came before every message was delivered');
-    assert.ok(before.some((r) => r.answeredAt === undefined), 'deliveries were in flight at the kill');
+    assert.ok(
+      before.some((r) => r.answeredAt === undefined),
+      'deliveries were in flight at the kill',
+    );
 
     server = await spawnServer(environment.env);
     const restartedAt = Date.now();
@@ -93,7 +99,10 @@ describe('a webhook worker SIGKILLed mid-delivery (contract §14: at least once,
       delivered.clear();
       for (const id of endpointIds) {
         const page = await api.get(`/webhook-endpoints/${id}/messages?status=succeeded&limit=100`);
-        delivered.set(id, page.body.data.map((m: { id: string }) => m.id));
+        delivered.set(
+          id,
+          page.body.data.map((m: { id: string }) => m.id),
+        );
       }
       const total = [...delivered.values()].reduce((n, ids) => n + ids.length, 0);
       if (total === ENDPOINTS * EVENTS) break;
@@ -108,7 +117,10 @@ describe('a webhook worker SIGKILLed mid-delivery (contract §14: at least once,
       for (const id of ids) {
         const copies = receiver.received.filter((r) => r.headers['webhook-id'] === id);
         assert.ok(copies.length >= 1, `${id} was never received`);
-        assert.ok(copies.every((r) => r.path === path && r.body === copies[0]!.body), `${id}: the same body to the same endpoint on every try`);
+        assert.ok(
+          copies.every((r) => r.path === path && r.body === copies[0]!.body),
+          `${id}: the same body to the same endpoint on every try`,
+        );
         if (copies.length > 1) {
           const times = copies.map((r) => `answered ${r.answeredAt === undefined ? 'never' : `${r.answeredAt - killedAt} ms`}`).join(', ');
           assert.ok(inFlight.has(id), `${id} was received ${copies.length} times (${times}, relative to the kill) but its answer had been recorded\n${problemsOf(killed)}`);

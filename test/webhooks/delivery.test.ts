@@ -32,7 +32,7 @@ async function messages(project: TestProject, endpointId: string, query = '') {
   return res.body as { data: any[]; cursor: string | null; hasMore: boolean; total: number };
 }
 
-describe('webhook delivery (contract §14): retries, 410, the log, replays, rotation', () => {
+describe('webhook delivery (docs/decisions/webhook-endpoints.md): retries, 410, the log, replays, rotation', () => {
   let server: TestServer;
   let receiver: Receiver;
   before(async () => {
@@ -79,7 +79,10 @@ describe('webhook delivery (contract §14): retries, 410, the log, replays, rota
     assert.equal(message.id, tries[0]!.headers['webhook-id']);
     assert.equal(message.type, 'invoice.paid');
     assert.equal(message.nextAttemptAt, null);
-    assert.deepEqual(message.attempts.map((a: any) => a.statusCode), [500, 500, 204]);
+    assert.deepEqual(
+      message.attempts.map((a: any) => a.statusCode),
+      [500, 500, 204],
+    );
     // The first 1 KB of the body (a character cut at the 1,024th byte decodes as U+FFFD).
     const kept = message.attempts[0].response.replace(/\uFFFD$/, '');
     assert.ok(longBody.startsWith(kept));
@@ -118,7 +121,10 @@ describe('webhook delivery (contract §14): retries, 410, the log, replays, rota
       return page.data[0];
     });
     assert.equal(succeeded.id, failed.id);
-    assert.deepEqual(succeeded.attempts.map((a: any) => a.statusCode), [503, 503, 503, 503, 200]);
+    assert.deepEqual(
+      succeeded.attempts.map((a: any) => a.statusCode),
+      [503, 503, 503, 503, 200],
+    );
 
     // One message, whatever its status: a new attempt now.
     const one = await project.api.post(`/webhook-endpoints/${id}/messages/${failed.id}/replay`);
@@ -155,7 +161,11 @@ describe('webhook delivery (contract §14): retries, 410, the log, replays, rota
     const enabled = await project.api.patch(`/webhook-endpoints/${id}`, { enabled: true });
     assert.equal(enabled.body.enabled, true);
     await receiver.waitFor(3, '/gone');
-    const types = receiver.received.filter((r) => r.path === '/gone').slice(1).map((r) => JSON.parse(r.body).type).sort();
+    const types = receiver.received
+      .filter((r) => r.path === '/gone')
+      .slice(1)
+      .map((r) => JSON.parse(r.body).type)
+      .sort();
     assert.deepEqual(types, ['cart.abandoned', 'cart.recovered']);
 
     const mail = await until('the owner mail', async () => {
@@ -252,7 +262,10 @@ describe('webhook delivery (contract §14): retries, 410, the log, replays, rota
     const all = [...first.data, ...second.data, ...third.data];
     assert.equal(new Set(all.map((m) => m.id)).size, 5);
     const created = all.map((m) => Date.parse(m.createdAt));
-    assert.deepEqual(created, [...created].sort((a, b) => b - a));
+    assert.deepEqual(
+      created,
+      [...created].sort((a, b) => b - a),
+    );
     assert.equal((await project.api.get(`/webhook-endpoints/${id}/messages?cursor=garbage`)).status, 400);
   });
 });

@@ -22,7 +22,7 @@ async function track(project: TestProject, email: string, event: string, extra: 
   return res.body.data as { contact: string; event: string };
 }
 
-describe('webhook endpoints (contract §14): API, signature, filters, roles', () => {
+describe('webhook endpoints (docs/decisions/webhook-endpoints.md): API, signature, filters, roles', () => {
   let server: TestServer;
   let receiver: Receiver;
   before(async () => {
@@ -48,7 +48,10 @@ describe('webhook endpoints (contract §14): API, signature, filters, roles', ()
 
     const list = await project.api.get('/webhook-endpoints');
     assert.equal(list.status, 200);
-    assert.deepEqual(list.body.data.map((e: { id: string }) => e.id), [id]);
+    assert.deepEqual(
+      list.body.data.map((e: { id: string }) => e.id),
+      [id],
+    );
     assert.ok(!('secret' in list.body.data[0]));
     const one = await project.dashboard.get(`/webhook-endpoints/${id}`);
     assert.equal(one.status, 200);
@@ -117,7 +120,11 @@ describe('webhook endpoints (contract §14): API, signature, filters, roles', ()
     await receiver.waitFor(1, '/f-contact');
     await receiver.waitFor(1, '/f-exact');
     await new Promise((resolve) => setTimeout(resolve, 1500));
-    const types = (path: string) => receiver.received.filter((r) => r.path === path).map((r) => JSON.parse(r.body).type).sort();
+    const types = (path: string) =>
+      receiver.received
+        .filter((r) => r.path === path)
+        .map((r) => JSON.parse(r.body).type)
+        .sort();
     assert.deepEqual(types('/f-exact'), ['order.placed']);
     assert.deepEqual(types('/f-contact'), ['contact.unsubscribed']);
     assert.deepEqual(types('/f-email'), []);
@@ -130,7 +137,10 @@ describe('webhook endpoints (contract §14): API, signature, filters, roles', ()
     const endpoint = (await project.api.post('/webhook-endpoints', { url: receiver.url('/roles'), events: ['*'] })).body;
     const member = await createAccount(server.url);
     const admin = await createAccount(server.url);
-    for (const [account, role] of [[member, 'MEMBER'], [admin, 'ADMIN']] as const) {
+    for (const [account, role] of [
+      [member, 'MEMBER'],
+      [admin, 'ADMIN'],
+    ] as const) {
       const added = await project.dashboard.post(`/projects/${project.id}/members`, { email: account.email, role });
       assert.equal(added.status, 201, added.text);
     }
@@ -146,7 +156,10 @@ describe('webhook endpoints (contract §14): API, signature, filters, roles', ()
       await asMember.post(`/webhook-endpoints/${endpoint.id}/messages/${crypto.randomUUID()}/replay`),
       await asMember.delete(`/webhook-endpoints/${endpoint.id}`),
     ];
-    assert.deepEqual(refused.map((r) => r.status), [403, 403, 403, 403, 403, 403]);
+    assert.deepEqual(
+      refused.map((r) => r.status),
+      [403, 403, 403, 403, 403, 403],
+    );
     assert.equal((await project.api.get(`/webhook-endpoints/${endpoint.id}`)).body.enabled, true);
 
     const asAdmin = client(server.url, { cookie: admin.cookie, projectId: project.id });
@@ -171,7 +184,10 @@ describe('webhook endpoints (contract §14): API, signature, filters, roles', ()
     ]) {
       assert.equal(res.status, 404, res.text);
     }
-    assert.deepEqual((await beta.api.get('/webhook-endpoints')).body.data.map((e: { url: string }) => e.url), [receiver.url('/beta')]);
+    assert.deepEqual(
+      (await beta.api.get('/webhook-endpoints')).body.data.map((e: { url: string }) => e.url),
+      [receiver.url('/beta')],
+    );
 
     await track(alpha, uniqueEmail('alpha'), 'order.placed', { data: ORDER });
     await receiver.waitFor(1, '/alpha');

@@ -25,7 +25,7 @@ async function attemptsOf(project: TestProject, endpointId: string, count: numbe
 
 const PRIVATE_LITERALS = ['127.0.0.1', '[::1]', '[::ffff:10.0.0.1]', '[64:ff9b::a00:1]', '169.254.169.254'];
 
-describe('webhook endpoints refuse private targets (contract §14) at creation and at each delivery', () => {
+describe('webhook endpoints refuse private targets (docs/decisions/webhook-endpoints.md) at creation and at each delivery', () => {
   let dns: DnsServer;
   let env: Record<string, string>;
   let cleanup: () => Promise<void>;
@@ -111,7 +111,14 @@ describe('webhook endpoints refuse private targets (contract §14) at creation a
     server = await startServer(loadConfig({ ...env, WEBHOOK_ALLOW_PRIVATE: 'true' }));
     const project = await createProject(server.url);
     const stored: Record<string, string> = {};
-    for (const url of [v4.url('/literal'), v6.url('/literal'), `http://[::ffff:10.0.0.1]:${v4.port}/x`, `http://[64:ff9b::a00:1]:${v4.port}/x`, 'http://169.254.169.254/latest/meta-data/', publicHost.url('/redirects')]) {
+    for (const url of [
+      v4.url('/literal'),
+      v6.url('/literal'),
+      `http://[::ffff:10.0.0.1]:${v4.port}/x`,
+      `http://[64:ff9b::a00:1]:${v4.port}/x`,
+      'http://169.254.169.254/latest/meta-data/',
+      publicHost.url('/redirects'),
+    ]) {
       const res = await project.api.post('/webhook-endpoints', { url, events: ['*'] });
       assert.equal(res.status, 201, res.text);
       stored[url] = res.body.id;

@@ -11,7 +11,7 @@ import { buildWorkflow, connect, enable, eventually, track, waitForExecution } f
 const WORKFLOW_KEYS = ['allowReentry', 'createdAt', 'description', 'enabled', 'id', 'name', 'steps', 'transitions', 'triggerConfig', 'triggerType', 'updatedAt', 'version'];
 const EXECUTION_KEYS = ['completedAt', 'contactId', 'context', 'currentStepId', 'error', 'exitReason', 'id', 'startedAt', 'status', 'updatedAt', 'workflowId', 'workflowVersion'];
 
-describe('workflows API (api.md Workflows; contract §11)', () => {
+describe('workflows API (the API reference (Workflows); docs/decisions/workflows.md)', () => {
   let dns: DnsServer;
   let server: TestServer;
   before(async () => {
@@ -43,7 +43,10 @@ describe('workflows API (api.md Workflows; contract §11)', () => {
     assert.deepEqual(got.body, res.body);
     const listed = await project.dashboard.get('/workflows');
     assert.equal(listed.status, 200);
-    assert.deepEqual(listed.body.data.map((w: { id: string }) => w.id), [res.body.id]);
+    assert.deepEqual(
+      listed.body.data.map((w: { id: string }) => w.id),
+      [res.body.id],
+    );
 
     const patched = await project.api.patch(`/workflows/${res.body.id}`, { name: 'Renamed', enabled: true, allowReentry: true, triggerConfig: { eventName: 'joined' } });
     assert.equal(patched.status, 200, patched.text);
@@ -103,7 +106,10 @@ describe('workflows API (api.md Workflows; contract §11)', () => {
     for (const [type, config, field] of invalid) {
       const res = await project.api.post(`/workflows/${id}/steps`, { type, config });
       assert.equal(res.status, 422, `${type} ${JSON.stringify(config)}: ${res.text}`);
-      assert.ok(res.body.error.errors.some((e: { field: string }) => e.field === field), `${type}: expected ${field} in ${res.text}`);
+      assert.ok(
+        res.body.error.errors.some((e: { field: string }) => e.field === field),
+        `${type}: expected ${field} in ${res.text}`,
+      );
     }
     const syntax = await project.api.post(`/workflows/${id}/steps`, { type: 'WEBHOOK', config: { url: 'https://x.test/{{ id' } });
     assert.equal(syntax.status, 400);
@@ -171,9 +177,7 @@ describe('workflows API (api.md Workflows; contract §11)', () => {
 
   test('DELETE step with splice=true joins predecessor and successor (keeping the branch); without splice the edges go; 400 when ambiguous', async () => {
     const project = await createProject(server.url);
-    const flow = await buildWorkflow(project.api, { eventName: 'x' }, [
-      { type: 'CONDITION', config: { field: 'data.a', operator: 'exists' } },
-    ]);
+    const flow = await buildWorkflow(project.api, { eventName: 'x' }, [{ type: 'CONDITION', config: { field: 'data.a', operator: 'exists' } }]);
     const [condition] = flow.stepIds as [string];
     const add = async (type: string, config: Record<string, unknown>) => (await project.api.post(`/workflows/${flow.id}/steps`, { type, config })).body.id as string;
     const delay = await add('DELAY', { amount: 1, unit: 'minutes' });
@@ -197,7 +201,10 @@ describe('workflows API (api.md Workflows; contract §11)', () => {
     graph = (await project.api.get(`/workflows/${flow.id}`)).body;
     assert.deepEqual(
       graph.transitions.map((t: { fromStepId: string; toStepId: string }) => [t.fromStepId, t.toStepId]).sort(),
-      [[flow.triggerId, condition], [condition, exit]].sort(),
+      [
+        [flow.triggerId, condition],
+        [condition, exit],
+      ].sort(),
     );
   });
 
@@ -249,7 +256,13 @@ describe('workflows API (api.md Workflows; contract §11)', () => {
     assert.equal(started.body.status, 'RUNNING');
     const waiting = await waitForExecution(project.api, flow.id, contactId, ['WAITING']);
     assert.equal(waiting.currentStepId, flow.stepIds[0]);
-    assert.deepEqual(waiting.steps.map((s: { type: string; status: string }) => [s.type, s.status]), [['TRIGGER', 'COMPLETED'], ['WAIT_FOR_EVENT', 'WAITING']]);
+    assert.deepEqual(
+      waiting.steps.map((s: { type: string; status: string }) => [s.type, s.status]),
+      [
+        ['TRIGGER', 'COMPLETED'],
+        ['WAIT_FOR_EVENT', 'WAITING'],
+      ],
+    );
 
     const again = await project.api.post(`/workflows/${flow.id}/executions`, { contactId });
     assert.equal(again.status, 409);
@@ -269,7 +282,10 @@ describe('workflows API (api.md Workflows; contract §11)', () => {
     assert.equal(cancelled.body.status, 'CANCELLED');
     assert.ok(cancelled.body.completedAt);
     const detail = await project.api.get(`/workflows/${flow.id}/executions/${started.body.id}`);
-    assert.deepEqual(detail.body.steps.map((s: { status: string }) => s.status), ['COMPLETED', 'CANCELLED']);
+    assert.deepEqual(
+      detail.body.steps.map((s: { status: string }) => s.status),
+      ['COMPLETED', 'CANCELLED'],
+    );
     assert.equal((await project.api.delete(`/workflows/${flow.id}/executions/${started.body.id}`)).status, 400);
     // allowReentry false: once entered, never again (even after the first ended).
     assert.equal((await project.api.post(`/workflows/${flow.id}/executions`, { contactId })).status, 409);

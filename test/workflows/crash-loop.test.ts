@@ -14,7 +14,7 @@ const KILLS = 5;
  */
 const ANSWER_MS = 2_000;
 
-describe('a worker crash loop delays WEBHOOK steps but fails none (contract §11, issue 15)', () => {
+describe('a worker crash loop delays WEBHOOK steps but fails none (docs/decisions/workflows.md)', () => {
   let receiver: Receiver;
   let deployment: Deployment | undefined;
   let cleanup: (() => Promise<void>) | undefined;
@@ -79,7 +79,14 @@ describe('a worker crash loop delays WEBHOOK steps but fails none (contract §11
     for (const execution of list.body.data) {
       const detail = (await api.get(`/workflows/${flow.id}/executions/${execution.id}`)).body;
       const steps = detail.steps as Array<{ id: string; stepId?: string; type: string; status: string; attempts: number }>;
-      assert.deepEqual(steps.map((s) => [s.type, s.status]), [['TRIGGER', 'COMPLETED'], ['WEBHOOK', 'COMPLETED'], ['UPDATE_CONTACT', 'COMPLETED']]);
+      assert.deepEqual(
+        steps.map((s) => [s.type, s.status]),
+        [
+          ['TRIGGER', 'COMPLETED'],
+          ['WEBHOOK', 'COMPLETED'],
+          ['UPDATE_CONTACT', 'COMPLETED'],
+        ],
+      );
       const webhook = steps[1]!;
       const made = calls.get(`${execution.id}:${flow.stepIds[0]}`) ?? 0;
       // No call without an attempt; an attempt without a call is a kill between its commit and the request.

@@ -11,7 +11,7 @@ import { buildWorkflow, enable, eventually, type Receiver, startReceiver } from 
 
 const CONTACTS = 30;
 
-describe('a worker killed mid-run resumes every execution from its current step (issue 6: durability)', () => {
+describe('a worker killed mid-run resumes every execution from its current step (durability)', () => {
   let dns: DnsServer;
   let sink: SmtpSink;
   let receiver: Receiver;
@@ -82,7 +82,10 @@ describe('a worker killed mid-run resumes every execution from its current step 
     for (const execution of list.body.data) {
       const detail = await api.get(`/workflows/${flow.id}/executions/${execution.id}`);
       const steps = detail.body.steps as Array<{ type: string; status: string; attempts: number; output: { emailId?: string } }>;
-      assert.deepEqual(steps.map((s) => s.type), ['TRIGGER', 'DELAY', 'WEBHOOK', 'UPDATE_CONTACT', 'SEND_EMAIL']);
+      assert.deepEqual(
+        steps.map((s) => s.type),
+        ['TRIGGER', 'DELAY', 'WEBHOOK', 'UPDATE_CONTACT', 'SEND_EMAIL'],
+      );
       assert.ok(steps.every((s) => s.status === 'COMPLETED'));
       // Only the WEBHOOK, the retry-safe step, may have been tried twice (its first call in flight at the kill).
       for (const step of steps) assert.ok(step.type === 'WEBHOOK' ? step.attempts <= 2 : step.attempts === 1, `${step.type} attempts ${step.attempts}`);
@@ -99,7 +102,7 @@ describe('a worker killed mid-run resumes every execution from its current step 
     assert.ok(repeated.every((n) => n === 2) && repeated.length <= 8, `repeats: ${repeated.length}`);
 
     // Emails: one record per execution, all settled. A message whose SMTP transaction was in flight
-    // at the kill is sent again with the same Message-ID and counted in `resends` (contract §6).
+    // at the kill is sent again with the same Message-ID and counted in `resends` (docs/decisions/sending.md).
     const settled = await eventually(
       'every email settled',
       async () => {
@@ -114,7 +117,10 @@ describe('a worker killed mid-run resumes every execution from its current step 
       assert.equal(record.sourceType, 'WORKFLOW');
       const received = sink.messages.filter((m) => m.envelope.to.includes(record.to));
       if (record.status === 'DELIVERED') assert.ok(received.length >= 1, `${record.to} never got its message`);
-      assert.ok(received.every((m) => m.parsed.messageId === record.messageId), `${record.to}: another Message-ID`);
+      assert.ok(
+        received.every((m) => m.parsed.messageId === record.messageId),
+        `${record.to}: another Message-ID`,
+      );
       assert.ok(record.resends >= received.length - 1, `${record.to}: ${received.length} messages, ${record.resends} resends`);
       repeats += Math.max(0, received.length - 1);
     }

@@ -3,14 +3,14 @@ import { after, before, describe, test } from 'node:test';
 import { createProject, type TestProject, uniqueEmail } from '../kit/accounts.ts';
 import type { DnsServer } from '../kit/dns.ts';
 import { verifiedDomain } from '../kit/domains.ts';
-import { type SmtpSink, startSmtpSink } from '../kit/smtp.ts';
-import { startTestServerWithDns, type TestServer } from '../kit/server.ts';
 import { waitForStatus } from '../kit/emails.ts';
+import { startTestServerWithDns, type TestServer } from '../kit/server.ts';
+import { type SmtpSink, startSmtpSink } from '../kit/smtp.ts';
 import { buildWorkflow, connect, enable, eventually, executionsOf, type Receiver, startReceiver, track, waitForExecution } from '../kit/workflows.ts';
 
 type StepRecord = { stepId: string; type: string; status: string; startedAt: string; completedAt: string | null; output: any; error: string | null };
 
-describe('the workflow engine: triggered executions run their steps in the background (contract §11)', () => {
+describe('the workflow engine: triggered executions run their steps in the background (docs/decisions/workflows.md)', () => {
   let dns: DnsServer;
   let sink: SmtpSink;
   let receiver: Receiver;
@@ -77,7 +77,10 @@ describe('the workflow engine: triggered executions run their steps in the backg
     assert.equal(done.currentStepId, send);
     assert.ok(Date.parse(done.startedAt) - trackedAt < 5000, 'started within 5 s of the track');
     const steps = byType(done.steps);
-    assert.deepEqual(done.steps.map((s: StepRecord) => s.type), ['TRIGGER', 'CONDITION', 'DELAY', 'WEBHOOK', 'UPDATE_CONTACT', 'SEND_EMAIL']);
+    assert.deepEqual(
+      done.steps.map((s: StepRecord) => s.type),
+      ['TRIGGER', 'CONDITION', 'DELAY', 'WEBHOOK', 'UPDATE_CONTACT', 'SEND_EMAIL'],
+    );
     assert.ok(done.steps.every((s: StepRecord) => s.status === 'COMPLETED' && s.completedAt));
     assert.deepEqual(steps.get('CONDITION')!.output, { result: true });
     const waited = Date.parse(steps.get('DELAY')!.completedAt!) - Date.parse(steps.get('DELAY')!.startedAt);
@@ -93,7 +96,10 @@ describe('the workflow engine: triggered executions run their steps in the backg
     assert.ok(call.at >= Date.parse(steps.get('DELAY')!.startedAt) + 1000);
     const body = JSON.parse(call.body);
     assert.deepEqual(Object.keys(body).sort(), ['contact', 'event', 'execution', 'workflow']);
-    assert.deepEqual([body.contact.id, body.contact.email, body.workflow.id, body.execution.id, body.event.name, body.event.data.plan], [proContact, pro, flow.id, done.id, 'signed-up', 'pro']);
+    assert.deepEqual(
+      [body.contact.id, body.contact.email, body.workflow.id, body.execution.id, body.event.name, body.event.data.plan],
+      [proContact, pro, flow.id, done.id, 'signed-up', 'pro'],
+    );
     const response = steps.get('WEBHOOK')!.output;
     assert.equal(response.status, 200);
     assert.equal(Buffer.byteLength(response.body), 4096);
@@ -111,7 +117,10 @@ describe('the workflow engine: triggered executions run their steps in the backg
 
     const exited = await waitForExecution(project.api, flow.id, freeContact, ['EXITED', 'COMPLETED', 'FAILED']);
     assert.deepEqual([exited.status, exited.exitReason, exited.currentStepId], ['EXITED', 'not pro', exit]);
-    assert.deepEqual(exited.steps.map((s: StepRecord) => s.type), ['TRIGGER', 'CONDITION', 'EXIT']);
+    assert.deepEqual(
+      exited.steps.map((s: StepRecord) => s.type),
+      ['TRIGGER', 'CONDITION', 'EXIT'],
+    );
     assert.ok(!receiver.requests.some((r) => r.path === `/hook/${freeContact}`));
   });
 

@@ -50,7 +50,12 @@ describe('a worker killed while executions of two versions wait (docs/workflow-v
     const api = client(server.url, { key: project.secretKey });
     const publicApi = client(server.url, { key: project.publicKey });
     for (const email of emails.values()) assert.equal((await publicApi.post('/v1/track', { email, event: 'renewed' })).status, 200);
-    await eventually('every execution COMPLETED', async () => (await api.get(`/workflows/${flow.id}/executions?status=COMPLETED&limit=1`)).body.total === 2 * PER_VERSION, 90_000, 250);
+    await eventually(
+      'every execution COMPLETED',
+      async () => (await api.get(`/workflows/${flow.id}/executions?status=COMPLETED&limit=1`)).body.total === 2 * PER_VERSION,
+      90_000,
+      250,
+    );
 
     const all = (await api.get(`/workflows/${flow.id}/executions?limit=100`)).body.data as Array<{ contactId: string; status: string; workflowVersion: number }>;
     assert.equal(all.length, 2 * PER_VERSION, 'no execution lost or doubled');

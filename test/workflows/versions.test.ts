@@ -5,9 +5,15 @@ import { createProject, type TestProject, uniqueEmail } from '../kit/accounts.ts
 import type { DnsServer } from '../kit/dns.ts';
 import { verifiedDomain } from '../kit/domains.ts';
 import { startTestServerWithDns, type TestServer } from '../kit/server.ts';
-import { buildWorkflow, connect, enable, eventually, executionsOf, startReceiver, track, waitForExecution } from '../kit/workflows.ts';
+import { buildWorkflow, connect, enable, executionsOf, startReceiver, track, waitForExecution } from '../kit/workflows.ts';
 
-type Version = { version: number; createdBy: string | null; changes: string[]; steps: Array<{ id: string; type: string; config: Record<string, unknown> }>; executions: { running: number; waiting: number } };
+type Version = {
+  version: number;
+  createdBy: string | null;
+  changes: string[];
+  steps: Array<{ id: string; type: string; config: Record<string, unknown> }>;
+  executions: { running: number; waiting: number };
+};
 
 async function contactData(project: TestProject, contactId: string) {
   const res = await project.api.get(`/contacts/${contactId}`);
@@ -41,7 +47,10 @@ describe('workflow versions and dry run (docs/workflow-versions.md)', () => {
     const versions = await project.api.get(`/workflows/${flow.id}/versions`);
     assert.equal(versions.status, 200, versions.text);
     const data = versions.body.data as Version[];
-    assert.deepEqual(data.map((v) => v.version), [4, 3, 2, 1]);
+    assert.deepEqual(
+      data.map((v) => v.version),
+      [4, 3, 2, 1],
+    );
     assert.deepEqual(data[0]!.changes, ['Changed DELAY']);
     assert.deepEqual(data[1]!.changes, ['Connected DELAY → EXIT "Done"']);
     assert.deepEqual(data[2]!.changes, ['Added EXIT "Done"']);
@@ -62,7 +71,11 @@ describe('workflow versions and dry run (docs/workflow-versions.md)', () => {
     assert.equal(afterInsert.version, 6);
     assert.deepEqual(
       afterInsert.transitions.map((t: { fromStepId: string; toStepId: string }) => [t.fromStepId, t.toStepId]).sort(),
-      [[flow.stepIds[0], inserted.body.id], [flow.triggerId, flow.stepIds[0]], [inserted.body.id, exit.body.id]].sort(),
+      [
+        [flow.stepIds[0], inserted.body.id],
+        [flow.triggerId, flow.stepIds[0]],
+        [inserted.body.id, exit.body.id],
+      ].sort(),
     );
     const refused = await project.api.post(`/workflows/${flow.id}/steps`, { type: 'DELAY', config: { amount: 1, unit: 'days' }, after: { stepId: exit.body.id } });
     assert.equal(refused.status, 400, 'nothing leaves an EXIT');
@@ -111,7 +124,10 @@ describe('workflow versions and dry run (docs/workflow-versions.md)', () => {
     assert.equal(lateDone.status, 'COMPLETED', lateDone.error);
     assert.equal(lateDone.workflowVersion, newest);
     assert.deepEqual(await contactData(project, lateContact), { journey: 'second draft', tagged: 'はい' });
-    assert.deepEqual(lateDone.steps.map((s: { type: string }) => s.type), ['TRIGGER', 'WAIT_FOR_EVENT', 'UPDATE_CONTACT', 'UPDATE_CONTACT']);
+    assert.deepEqual(
+      lateDone.steps.map((s: { type: string }) => s.type),
+      ['TRIGGER', 'WAIT_FOR_EVENT', 'UPDATE_CONTACT', 'UPDATE_CONTACT'],
+    );
 
     const restored = await project.api.post(`/workflows/${flow.id}/versions/1/restore`);
     assert.equal(restored.status, 200, restored.text);
@@ -164,14 +180,10 @@ describe('workflow versions and dry run (docs/workflow-versions.md)', () => {
       const run = await project.api.post(`/workflows/${flow.id}/simulate`, { contactId, event: { name: 'activated', data: { plan: 'Pro' } } });
       assert.equal(run.status, 200, run.text);
       assert.equal(run.body.result, 'COMPLETED');
-      assert.deepEqual(run.body.path.map((p: { type: string; outcome: string }) => `${p.type}:${p.outcome}`), [
-        'TRIGGER:next',
-        'UPDATE_CONTACT:next',
-        'CONDITION:yes',
-        'WAIT_FOR_EVENT:event',
-        'SEND_EMAIL:next',
-        'WEBHOOK:end',
-      ]);
+      assert.deepEqual(
+        run.body.path.map((p: { type: string; outcome: string }) => `${p.type}:${p.outcome}`),
+        ['TRIGGER:next', 'UPDATE_CONTACT:next', 'CONDITION:yes', 'WAIT_FOR_EVENT:event', 'SEND_EMAIL:next', 'WEBHOOK:end'],
+      );
       const [, update, decided, waited, sent, called] = run.body.path as Array<{ detail: string }>;
       assert.match(update!.detail, /sets stage/);
       assert.match(decided!.detail, /data\.stage is "trial".*so yes/);
@@ -180,7 +192,10 @@ describe('workflow versions and dry run (docs/workflow-versions.md)', () => {
       assert.equal(called!.detail, `Would call PUT ${receiver.url}/crm/Zoë.`);
 
       const noEvent = await project.api.post(`/workflows/${flow.id}/simulate`, { contactId });
-      assert.deepEqual(noEvent.body.path.map((p: { outcome: string }) => p.outcome), ['next', 'next', 'yes', 'timeout', 'end']);
+      assert.deepEqual(
+        noEvent.body.path.map((p: { outcome: string }) => p.outcome),
+        ['next', 'next', 'yes', 'timeout', 'end'],
+      );
 
       // Nothing happened: no call, no email, no execution, no event, the contact unchanged.
       assert.equal(receiver.requests.length, 0);

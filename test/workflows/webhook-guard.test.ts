@@ -4,7 +4,7 @@ import { createProject, uniqueEmail } from '../kit/accounts.ts';
 import { startTestServer, type TestServer } from '../kit/server.ts';
 import { buildWorkflow, enable, type Receiver, startReceiver, track, waitForExecution } from '../kit/workflows.ts';
 
-describe('WEBHOOK SSRF guard (contract §11: private and loopback addresses refused unless WEBHOOK_ALLOW_PRIVATE)', () => {
+describe('WEBHOOK SSRF guard (docs/decisions/workflows.md: private and loopback addresses refused unless WEBHOOK_ALLOW_PRIVATE)', () => {
   let receiver: Receiver;
   let server: TestServer;
   before(async () => {
@@ -18,7 +18,15 @@ describe('WEBHOOK SSRF guard (contract §11: private and loopback addresses refu
 
   test('127.0.0.1, localhost, [::1], 10.x, IPv4-compatible and NAT64 loopback, and the metadata address are refused: the step fails and nothing is called', async () => {
     const project = await createProject(server.url);
-    const urls = [`${receiver.url}/literal`, `http://localhost:${receiver.port}/named`, `http://[::1]:${receiver.port}/v6`, 'http://10.0.0.1/private', `http://[::7f00:1]:${receiver.port}/compatible`, `http://[64:ff9b::7f00:1]:${receiver.port}/nat64`, 'http://169.254.169.254/latest/meta-data/'];
+    const urls = [
+      `${receiver.url}/literal`,
+      `http://localhost:${receiver.port}/named`,
+      `http://[::1]:${receiver.port}/v6`,
+      'http://10.0.0.1/private',
+      `http://[::7f00:1]:${receiver.port}/compatible`,
+      `http://[64:ff9b::7f00:1]:${receiver.port}/nat64`,
+      'http://169.254.169.254/latest/meta-data/',
+    ];
     const flow = await buildWorkflow(project.api, { eventName: 'call', allowReentry: true }, [{ type: 'WEBHOOK', config: { url: '{{ event.url }}' } }]);
     await enable(project.api, flow.id);
     for (const url of urls) {

@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type { Queryable } from '../../db/index.ts';
-import type { ExecutionRow, ExecutionStatus } from '../executions.schemas.ts';
 import { dueProjects as dueProjectsOf } from '../../jobs/project-rotation.queries.ts';
+import type { ExecutionRow, ExecutionStatus } from '../executions.schemas.ts';
 
 /** A claimed execution: what the claim returns, and what every later write must present. */
 export type Claimed = { project_id: string; id: string; workflow_id: string; workflow_version: number; claim: string };
@@ -41,8 +41,7 @@ export async function claimDue(db: Queryable, options: { limit: number; leaseSec
 }
 
 /** The projects with due executions, the project of the oldest first (src/jobs/project-rotation.queries.ts). */
-export const dueProjects = (db: Queryable, scan: number) =>
-  dueProjectsOf(db, { table: 'workflow_executions', due: 'due_at', where: "status IN ('RUNNING', 'WAITING')" }, scan);
+export const dueProjects = (db: Queryable, scan: number) => dueProjectsOf(db, { table: 'workflow_executions', due: 'due_at', where: "status IN ('RUNNING', 'WAITING')" }, scan);
 
 /**
  * Opens a step transaction: locks the executions whose claim is still ours (one missing from the

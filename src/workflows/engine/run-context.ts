@@ -1,10 +1,10 @@
 import type { Db, Queryable } from '../../db/index.ts';
 import { signingKeyFor } from '../../domains/domains.service.ts';
-import { getTemplateForSend } from '../../templates/templates.service.ts';
 import type { Template } from '../../templates/templates.schemas.ts';
+import { getTemplateForSend } from '../../templates/templates.service.ts';
 import type { Outcome } from '../graph.ts';
-import { findSteps, findTransitions, findWorkflow } from '../workflows.queries.ts';
 import { findVersion } from '../versions.queries.ts';
+import { findSteps, findTransitions, findWorkflow } from '../workflows.queries.ts';
 import type { StepRow, TransitionRow } from '../workflows.schemas.ts';
 import type { LockedExecution } from './engine.queries.ts';
 
@@ -42,7 +42,13 @@ export async function loadGraph(db: Queryable, projectId: string, workflowId: st
   const stored = await findVersion(db, projectId, workflowId, version);
   if (stored) {
     const steps: StepRow[] = stored.steps.map((s) => ({ id: s.id, workflow_id: workflowId, type: s.type, name: s.name, config: s.config, created_at: s.createdAt }));
-    const transitions: TransitionRow[] = stored.transitions.map((t) => ({ id: t.id, workflow_id: workflowId, from_step_id: t.fromStepId, to_step_id: t.toStepId, branch: t.branch }));
+    const transitions: TransitionRow[] = stored.transitions.map((t) => ({
+      id: t.id,
+      workflow_id: workflowId,
+      from_step_id: t.fromStepId,
+      to_step_id: t.toStepId,
+      branch: t.branch,
+    }));
     return buildGraph(meta, steps, transitions);
   }
   return buildGraph(meta, await findSteps(db, projectId, [workflowId]), await findTransitions(db, projectId, [workflowId]));
@@ -93,7 +99,7 @@ export class RunContext {
   }
 }
 
-/** Template variables a workflow adds to the contact's (contract §5): `event`, `context`, `workflow`, `execution`. */
+/** Template variables a workflow adds to the contact's (docs/decisions/templates.md): `event`, `context`, `workflow`, `execution`. */
 export function workflowVariables(exec: LockedExecution, graph: WorkflowGraph) {
   return {
     event: exec.event_data ?? {},

@@ -4,9 +4,9 @@ import type { Deps } from '../../deps.ts';
 import { ProjectRotation } from '../../jobs/project-rotation.ts';
 import { type Claimed, claimDue, dueProjects, lockClaimed, type Progress, resumeFromStoredEvents, saveProgress, startCall } from './engine.queries.ts';
 import { RunContext, type WorkflowGraph } from './run-context.ts';
-import { type CallOutcome, stepThrough, type Walk } from './step-through.ts';
 import { writeEmails } from './send-email.ts';
 import type { Effects } from './step-env.ts';
+import { type CallOutcome, stepThrough, type Walk } from './step-through.ts';
 import { callWebhook } from './webhook.ts';
 
 /** How long a claim holds before another worker may take the execution over (renewed by each transaction). */
@@ -42,7 +42,14 @@ function outcomeOf(claimed: Claimed, walk: Walk): Outcome {
  * writes, email records) go through the same transaction, so a step happens exactly when its record
  * commits. An unexpected error rolls it all back and is thrown.
  */
-async function stepTransaction(deps: Deps, run: RunContext, timers: Timers, graphs: Graphs, claimed: Claimed[], options: { alone: boolean; call?: CallOutcome }): Promise<Outcome[]> {
+async function stepTransaction(
+  deps: Deps,
+  run: RunContext,
+  timers: Timers,
+  graphs: Graphs,
+  claimed: Claimed[],
+  options: { alone: boolean; call?: CallOutcome },
+): Promise<Outcome[]> {
   return deps.db.transaction(async (tx) => {
     const locked = new Map((await lockClaimed(tx, claimed, LEASE_SECONDS)).map((exec) => [exec.id, exec]));
     const effects: Effects = { emails: [] };
@@ -80,7 +87,15 @@ async function failCurrentStep(deps: Deps, graphs: Graphs, claimed: Claimed, err
     const stepId = exec.current_step_id;
     const stepType = (stepId && graphs.get(graphKey(claimed))?.steps.get(stepId)?.type) || 'UNKNOWN';
     const records = stepId ? [{ step_id: stepId, step_type: stepType, status: 'FAILED' as const, output: null, error: message, started_at: at, completed_at: at }] : [];
-    const state = { status: 'FAILED' as const, currentStepId: stepId, waitSeconds: null, waitEventName: null, waitBegins: false, exitReason: null, error: `${stepType} step failed: ${message}` };
+    const state = {
+      status: 'FAILED' as const,
+      currentStepId: stepId,
+      waitSeconds: null,
+      waitEventName: null,
+      waitBegins: false,
+      exitReason: null,
+      error: `${stepType} step failed: ${message}`,
+    };
     await saveProgress(tx, [{ claimed, records, state }]);
   });
 }

@@ -1,15 +1,15 @@
 import { assertBillingAllows } from '../../billing/billing.guard.ts';
+import type { Queryable } from '../../db/index.ts';
 import { assertSenderAllowed } from '../../domains/domains.service.ts';
 import { buildEmailRecord } from '../../emails/email-record.ts';
-import { findSuppressed, insertEmails, type NewEmail } from '../../emails/emails.queries.ts';
-import type { Queryable } from '../../db/index.ts';
-import { type EventInput, recordEvents } from '../../events/events.service.ts';
+import { findSuppressed, insertEmails } from '../../emails/emails.queries.ts';
+import { recordEvents } from '../../events/events.service.ts';
 import type { SendEmailConfig } from '../step-configs.ts';
 import { workflowVariables } from './run-context.ts';
 import type { PendingEmail, StepEnv } from './step-env.ts';
 
 /**
- * SEND_EMAIL through the sending pipeline (contract §6, §11), inside the step's transaction: the
+ * SEND_EMAIL through the sending pipeline (docs/decisions/sending.md, §11), inside the step's transaction: the
  * template rendered for the contact with the workflow's variables, one email record (sourceType
  * WORKFLOW) written by the transaction's end (writeEmails: one insert and one delivery run for all
  * its emails), so it exists exactly when the step commits. Suppressed addresses, and
@@ -50,7 +50,11 @@ export async function writeEmails(tx: Queryable, emails: PendingEmail[]): Promis
   const byProject = new Map<string, PendingEmail[]>();
   for (const email of emails) byProject.set(email.projectId, [...(byProject.get(email.projectId) ?? []), email]);
   for (const [projectId, pending] of byProject) {
-    await insertEmails(tx, projectId, pending.map((p) => p.record));
+    await insertEmails(
+      tx,
+      projectId,
+      pending.map((p) => p.record),
+    );
     const events = pending.flatMap((p) => (p.event ? [p.event] : []));
     await recordEvents(tx, projectId, events);
   }

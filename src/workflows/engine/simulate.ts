@@ -98,7 +98,10 @@ export async function simulate(deps: Deps, projectId: string, workflowId: string
           }
         } else if (result.kind === 'next' && step.type === 'CONDITION') {
           const config = step.config as ConditionConfig;
-          const actual = readField({ contact: { email: exec.contact_email, subscribed: exec.contact_subscribed, data: exec.contact_data }, event: exec.event_data ?? {}, context: exec.context }, config.field);
+          const actual = readField(
+            { contact: { email: exec.contact_email, subscribed: exec.contact_subscribed, data: exec.contact_data }, event: exec.event_data ?? {}, context: exec.context },
+            config.field,
+          );
           outcome = result.outcome;
           const expected = config.value === undefined ? '' : ` ${show(config.value)}`;
           detail = `${config.field} is ${show(actual)}; "${config.operator}${expected}" is ${outcome === 'yes' ? 'true' : 'false'}, so ${outcome}.`;

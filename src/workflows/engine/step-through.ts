@@ -46,7 +46,15 @@ export async function stepThrough(env: StepEnv, options: { alone: boolean; call?
   const { exec, graph } = env;
   const records: StepRecordWrite[] = [];
   env.deps.metrics.workflowStepping(exec);
-  const state: ExecutionState = { status: exec.status, currentStepId: exec.current_step_id, waitSeconds: null, waitEventName: null, waitBegins: false, exitReason: null, error: null };
+  const state: ExecutionState = {
+    status: exec.status,
+    currentStepId: exec.current_step_id,
+    waitSeconds: null,
+    waitEventName: null,
+    waitBegins: false,
+    exitReason: null,
+    error: null,
+  };
   for (let count = 0; ; count++) {
     const step = state.currentStepId ? graph.steps.get(state.currentStepId) : undefined;
     if (!step) {
@@ -89,7 +97,7 @@ export async function stepThrough(env: StepEnv, options: { alone: boolean; call?
       return { records, state };
     }
     const next = graph.next(step.id, result.outcome);
-    // contract §11: a step with no outgoing edge (for this outcome) completes the execution.
+    // docs/decisions/workflows.md: a step with no outgoing edge (for this outcome) completes the execution.
     if (!next) {
       Object.assign(state, { status: 'COMPLETED', currentStepId: step.id });
       return { records, state };

@@ -1,8 +1,6 @@
-import { emitSubscriptionChange } from '../../contacts/contacts.service.ts';
 import { updateContact } from '../../contacts/contacts.queries.ts';
+import { emitSubscriptionChange } from '../../contacts/contacts.service.ts';
 import { splitContactData } from '../../contacts/data-rules.ts';
-import type { Queryable } from '../../db/index.ts';
-import type { Deps } from '../../deps.ts';
 import { compile, LIMITS, renderCompiled } from '../../rendering/engine.ts';
 import { recipientVariables } from '../../rendering/render.ts';
 import type { Outcome } from '../graph.ts';
@@ -19,7 +17,7 @@ import {
 import type { StepRow } from '../workflows.schemas.ts';
 import { evaluateCondition } from './condition.ts';
 import type { LockedExecution } from './engine.queries.ts';
-import { type RunContext, type WorkflowGraph, workflowVariables } from './run-context.ts';
+import { type WorkflowGraph, workflowVariables } from './run-context.ts';
 import { sendEmail } from './send-email.ts';
 import type { StepEnv } from './step-env.ts';
 import type { WebhookRequest, WebhookResponse } from './webhook.ts';
@@ -87,7 +85,7 @@ export function resumeWait(exec: LockedExecution, step: StepRow): StepResult {
   return { kind: 'next', outcome: 'next', output: { resumedBy: 'timer' } };
 }
 
-/** UPDATE_CONTACT through the data write rules (api.md), emitting the subscription event on change. */
+/** UPDATE_CONTACT through the data write rules (the API reference), emitting the subscription event on change. */
 async function updateContactStep(env: StepEnv, config: UpdateContactConfig) {
   const { deps, tx, exec } = env;
   const data = splitContactData(config.data, { oneOffAllowed: false });
@@ -103,7 +101,7 @@ async function updateContactStep(env: StepEnv, config: UpdateContactConfig) {
 const renderPlain = (source: string, variables: Record<string, unknown>, field: string) => renderCompiled(compile(source, 'plain', field), variables, LIMITS.subjectChars, field);
 
 /**
- * The request of a WEBHOOK step (contract §11): url, header values and body rendered with the
+ * The request of a WEBHOOK step (docs/decisions/workflows.md): url, header values and body rendered with the
  * contact's and the workflow's variables; the default body describes contact, workflow, execution
  * and event. The Idempotency-Key is the same on every try, so a receiver can drop a repeat.
  */
@@ -152,7 +150,7 @@ function defaultBody(exec: LockedExecution, graph: WorkflowGraph) {
   };
 }
 
-/** The recorded answer of a webhook call: 2xx goes on, anything else fails the step (contract §11). */
+/** The recorded answer of a webhook call: 2xx goes on, anything else fails the step (docs/decisions/workflows.md). */
 export function webhookResult(response: WebhookResponse): StepResult {
   const output = { status: response.status, body: response.body, url: response.url, redirects: response.redirects };
   if (response.status < 200 || response.status > 299) throw new StepFailure(`The webhook answered ${response.status}.`, output);

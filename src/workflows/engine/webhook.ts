@@ -1,6 +1,6 @@
 import type { OutboundClient } from '../../outbound/index.ts';
 
-/** contract §11: 10 s for the whole call (redirects included), at most 3 redirects, 4 KB of body kept. */
+/** docs/decisions/workflows.md: 10 s for the whole call (redirects included), at most 3 redirects, 4 KB of body kept. */
 export const WEBHOOK_TIMEOUT_MS = 10_000;
 export const MAX_REDIRECTS = 3;
 export const KEPT_BODY_BYTES = 4096;
@@ -9,7 +9,7 @@ export type WebhookRequest = { url: string; method: 'POST' | 'PUT' | 'PATCH' | '
 export type WebhookResponse = { status: number; body: string; url: string; redirects: number };
 
 /**
- * Calls a WEBHOOK step's endpoint (contract §11) through the outbound client, whose SSRF guard
+ * Calls a WEBHOOK step's endpoint (docs/decisions/workflows.md) through the outbound client, whose SSRF guard
  * refuses private and loopback addresses unless WEBHOOK_ALLOW_PRIVATE. A refused, unreachable or
  * timed-out call throws OutboundError; its message becomes the step's error.
  */

@@ -31,7 +31,7 @@ export async function call<T>(pending: Promise<FetchResult<T>>): Promise<NonNull
   let result: FetchResult<T>;
   try {
     result = await pending;
-  } catch (cause) {
+  } catch (_cause) {
     throw new ApiError(0, 'NETWORK_ERROR', 'The server could not be reached. Check your connection and try again.');
   }
   if (!result.response.ok) throw ApiError.from(result.response, result.error);

@@ -2286,7 +2286,7 @@ export interface paths {
                                 messageId: string | null;
                                 openedAt: string | null;
                                 opens: number;
-                                /** @description Times the message was sent again, with the same Message-ID, after a hand-off whose answer never came (contract §6) */
+                                /** @description Times the message was sent again, with the same Message-ID, after a hand-off whose answer never came (docs/decisions/sending.md) */
                                 resends: number;
                                 sentAt: string | null;
                                 /** @enum {string} */
@@ -3216,7 +3216,7 @@ export interface paths {
                             messageId: string | null;
                             openedAt: string | null;
                             opens: number;
-                            /** @description Times the message was sent again, with the same Message-ID, after a hand-off whose answer never came (contract §6) */
+                            /** @description Times the message was sent again, with the same Message-ID, after a hand-off whose answer never came (docs/decisions/sending.md) */
                             resends: number;
                             sentAt: string | null;
                             /** @enum {string} */
@@ -4167,7 +4167,7 @@ export interface paths {
             requestBody: {
                 content: {
                     "application/json": {
-                        /** @description condition tree (contract §4): required for DYNAMIC, ignored for STATIC */
+                        /** @description condition tree (docs/decisions/segments.md): required for DYNAMIC, ignored for STATIC */
                         condition?: unknown;
                         /** @description string up to 500 characters, or null */
                         description?: unknown;
@@ -4298,7 +4298,7 @@ export interface paths {
             requestBody: {
                 content: {
                     "application/json": {
-                        /** @description condition tree (contract §4): required for DYNAMIC, ignored for STATIC */
+                        /** @description condition tree (docs/decisions/segments.md): required for DYNAMIC, ignored for STATIC */
                         condition?: unknown;
                         /** @description string up to 500 characters, or null */
                         description?: unknown;

@@ -1,14 +1,14 @@
 import { Alert, Anchor, AppShell, Burger, Center, Group, Loader, NavLink, ScrollArea, Stack, Text } from '@mantine/core';
 import { useDisclosure } from '@mantine/hooks';
 import { useEffect } from 'react';
-import { Link, Navigate, NavLink as RouterNavLink, Outlet, useLocation, useParams } from 'react-router';
+import { Link, Navigate, Outlet, NavLink as RouterNavLink, useLocation, useParams } from 'react-router';
 import { setCurrentProject } from '../api/client.ts';
 import { useMe, useProjects } from '../api/session.ts';
 import { LoadError } from '../ui/LoadError.tsx';
 import { rememberProject } from './HomeRedirect.tsx';
 import { NAV_ITEMS } from './nav.ts';
-import { ProjectContext, projectPath } from './project.ts';
 import { ProjectSwitcher } from './ProjectSwitcher.tsx';
+import { ProjectContext, projectPath } from './project.ts';
 import { UserMenu } from './UserMenu.tsx';
 
 /** The frame of every project page: header with project switcher and user menu, side navigation. */
@@ -20,6 +20,7 @@ export function ProjectLayout() {
   setCurrentProject(projectId);
   const me = useMe();
   const projects = useProjects(me.isSuccess);
+  // biome-ignore lint/correctness/useExhaustiveDependencies: a new path is the trigger that closes the menu
   useEffect(() => close(), [location.pathname, close]);
   useEffect(() => rememberProject(projectId), [projectId]);
 
@@ -66,13 +67,7 @@ export function ProjectLayout() {
         <AppShell.Navbar p="xs" aria-label="Project pages">
           <ScrollArea>
             {NAV_ITEMS.map((item) => (
-              <NavLink
-                key={item.path}
-                component={RouterNavLink}
-                to={projectPath(projectId, item.path).replace(/\/$/, '')}
-                end={item.path === ''}
-                label={item.label}
-              />
+              <NavLink key={item.path} component={RouterNavLink} to={projectPath(projectId, item.path).replace(/\/$/, '')} end={item.path === ''} label={item.label} />
             ))}
           </ScrollArea>
         </AppShell.Navbar>

@@ -8,7 +8,14 @@ export function CopyButton({ value, label, size = 'compact-sm' }: { value: strin
   return (
     <MantineCopyButton value={value} timeout={1500}>
       {({ copied, copy }) => (
-        <Button size={size} variant={copied ? 'filled' : 'default'} color={copied ? 'teal.9' : undefined} onClick={copy} aria-label={copied ? label.replace(/^Copy/, 'Copied') : label} miw={72}>
+        <Button
+          size={size}
+          variant={copied ? 'filled' : 'default'}
+          color={copied ? 'teal.9' : undefined}
+          onClick={copy}
+          aria-label={copied ? label.replace(/^Copy/, 'Copied') : label}
+          miw={72}
+        >
           {copied ? 'Copied' : 'Copy'}
         </Button>
       )}

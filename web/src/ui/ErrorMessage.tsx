@@ -9,7 +9,7 @@ import { plainFieldMessage } from './fieldErrors.ts';
 export function ErrorMessage({ error, shownFields = [] }: { error: unknown; shownFields?: string[] }) {
   const apiError = asApiError(error);
   if (!apiError) return null;
-  const others = apiError.fieldErrors.filter((e) => !shownFields.some((f) => e.field === f || e.field.startsWith(f + '.')));
+  const others = apiError.fieldErrors.filter((e) => !shownFields.some((f) => e.field === f || e.field.startsWith(`${f}.`)));
   const coveredByFields = apiError.fieldErrors.length > 0 && others.length === 0;
   if (coveredByFields) return null;
   return (

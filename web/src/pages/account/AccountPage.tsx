@@ -63,7 +63,12 @@ function SessionsSection() {
                   <Table.Td>{new Date(session.lastSeenAt).toLocaleString()}</Table.Td>
                   <Table.Td>
                     {!session.current && (
-                      <Button size="compact-sm" variant="default" onClick={() => signOut.mutate(session.id)} aria-label={`Sign out ${session.device}, last seen ${new Date(session.lastSeenAt).toLocaleString()}`}>
+                      <Button
+                        size="compact-sm"
+                        variant="default"
+                        onClick={() => signOut.mutate(session.id)}
+                        aria-label={`Sign out ${session.device}, last seen ${new Date(session.lastSeenAt).toLocaleString()}`}
+                      >
                         Sign out
                       </Button>
                     )}

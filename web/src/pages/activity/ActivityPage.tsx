@@ -36,7 +36,10 @@ export function Component() {
 
   return (
     <Stack maw={1200}>
-      <PageHeader title="Activity" description="Everything that happened in this project, newest first: sends, deliveries, opens, clicks, bounces, complaints and your tracked events." />
+      <PageHeader
+        title="Activity"
+        description="Everything that happened in this project, newest first: sends, deliveries, opens, clicks, bounces, complaints and your tracked events."
+      />
       <Group align="flex-end" justify="space-between">
         <Select
           label="Type"

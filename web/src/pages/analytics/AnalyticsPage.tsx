@@ -1,4 +1,4 @@
-import { Group, Select, SegmentedControl, SimpleGrid, Stack } from '@mantine/core';
+import { Group, SegmentedControl, Select, SimpleGrid, Stack } from '@mantine/core';
 import { keepPreviousData, useQuery } from '@tanstack/react-query';
 import { useMemo } from 'react';
 import { useSearchParams } from 'react-router';
@@ -35,7 +35,16 @@ export function Component() {
         actions={
           <Group gap="xs" align="flex-end">
             <SegmentedControl aria-label="Range" data={RANGES.map((r) => ({ value: r.value, label: r.label }))} value={range} onChange={(v) => set('range', v)} />
-            <Select label="Time zone" data={zoneOptions} value={tz} onChange={(v) => v && set('tz', v)} searchable allowDeselect={false} w={200} nothingFoundMessage="No such time zone" />
+            <Select
+              label="Time zone"
+              data={zoneOptions}
+              value={tz}
+              onChange={(v) => v && set('tz', v)}
+              searchable
+              allowDeselect={false}
+              w={200}
+              nothingFoundMessage="No such time zone"
+            />
           </Group>
         }
       />

@@ -54,7 +54,17 @@ export function SeriesChart({ series }: { series: Series }) {
           })}
         </SimpleGrid>
         <figure aria-label="Chart of the email activity over time; the same figures are in the table below it" style={{ margin: 0 }}>
-          <LineChart h={280} data={data} dataKey="label" series={SERIES.map((s) => ({ name: s.name, label: s.label, color: s.color }))} curveType="linear" withLegend legendProps={{ verticalAlign: 'bottom' }} withDots={data.length < 40} tickLine="y" />
+          <LineChart
+            h={280}
+            data={data}
+            dataKey="label"
+            series={SERIES.map((s) => ({ name: s.name, label: s.label, color: s.color }))}
+            curveType="linear"
+            withLegend
+            legendProps={{ verticalAlign: 'bottom' }}
+            withDots={data.length < 40}
+            tickLine="y"
+          />
         </figure>
         <Button variant="default" size="xs" onClick={table.toggle} aria-expanded={tableShown} style={{ alignSelf: 'flex-start' }}>
           {tableShown ? 'Hide the figures' : 'Show the figures as a table'}

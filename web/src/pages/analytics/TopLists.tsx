@@ -30,8 +30,23 @@ export function TopCampaigns({ from }: { from: string }) {
             Top campaigns
           </Title>
           <Group gap="xs" align="flex-end">
-            <NativeSelect label="Ranked by" size="xs" data={METRICS.map((m) => ({ value: m, label: m }))} value={metric} onChange={(e) => setMetric(e.currentTarget.value as Metric)} />
-            <SegmentedControl size="xs" aria-label="Rank by rate or count" data={[{ value: 'rate', label: 'Rate' }, { value: 'count', label: 'Count' }]} value={as} onChange={(v) => setAs(v as 'rate' | 'count')} />
+            <NativeSelect
+              label="Ranked by"
+              size="xs"
+              data={METRICS.map((m) => ({ value: m, label: m }))}
+              value={metric}
+              onChange={(e) => setMetric(e.currentTarget.value as Metric)}
+            />
+            <SegmentedControl
+              size="xs"
+              aria-label="Rank by rate or count"
+              data={[
+                { value: 'rate', label: 'Rate' },
+                { value: 'count', label: 'Count' },
+              ]}
+              value={as}
+              onChange={(v) => setAs(v as 'rate' | 'count')}
+            />
           </Group>
         </Group>
         {top.isPending && <Loading rows={3} label="Loading top campaigns" />}
@@ -52,7 +67,13 @@ export function TopCampaigns({ from }: { from: string }) {
               <Table.Tbody>
                 {top.data.data.map((c) => (
                   <Table.Tr key={c.campaignId}>
-                    <Table.Td>{c.name ?? <Text span c="dimmed">deleted campaign</Text>}</Table.Td>
+                    <Table.Td>
+                      {c.name ?? (
+                        <Text span c="dimmed">
+                          deleted campaign
+                        </Text>
+                      )}
+                    </Table.Td>
                     <Table.Td>{c.sent.toLocaleString()}</Table.Td>
                     <Table.Td>{rate(c.rates.open)}</Table.Td>
                     <Table.Td>{rate(c.rates.click)}</Table.Td>
@@ -85,7 +106,16 @@ export function TopEvents({ from }: { from: string }) {
           <Title order={2} size="h4" id="top-events-title">
             Top events
           </Title>
-          <SegmentedControl size="xs" aria-label="Which events" data={[{ value: 'custom', label: 'Tracked' }, { value: 'all', label: 'All' }]} value={include} onChange={(v) => setInclude(v as 'custom' | 'all')} />
+          <SegmentedControl
+            size="xs"
+            aria-label="Which events"
+            data={[
+              { value: 'custom', label: 'Tracked' },
+              { value: 'all', label: 'All' },
+            ]}
+            value={include}
+            onChange={(v) => setInclude(v as 'custom' | 'all')}
+          />
         </Group>
         {top.isPending && <Loading rows={3} label="Loading top events" />}
         {top.isError && <LoadError error={top.error} what="the top events" retry={() => top.refetch()} />}

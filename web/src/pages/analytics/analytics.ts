@@ -32,4 +32,5 @@ export const SERIES = [
   { name: 'bounced', label: 'Bounced', color: 'red.9' },
 ] as const;
 
-export const rate = (value: number | null | undefined) => (value === null || value === undefined ? '—' : `${(value * 100).toLocaleString(undefined, { maximumFractionDigits: 1 })} %`);
+export const rate = (value: number | null | undefined) =>
+  value === null || value === undefined ? '—' : `${(value * 100).toLocaleString(undefined, { maximumFractionDigits: 1 })} %`;

@@ -4,13 +4,12 @@ import type { FormEvent } from 'react';
 import { Link, useNavigate, useSearchParams } from 'react-router';
 import { api, call } from '../../api/client.ts';
 import { asApiError } from '../../api/errors.ts';
-import { sessionKeys } from '../../api/session.ts';
 import { ErrorMessage } from '../../ui/ErrorMessage.tsx';
 import { usePageTitle } from '../../ui/usePageTitle.ts';
 
 /** Where to go after logging in: only a path of this app, never another site. */
 export function safeNext(next: string | null): string {
-  return next && next.startsWith('/') && !next.startsWith('//') ? next : '/';
+  return next?.startsWith('/') && !next.startsWith('//') ? next : '/';
 }
 
 export function Component() {

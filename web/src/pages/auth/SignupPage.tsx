@@ -31,14 +31,7 @@ export function Component() {
           Create an account
         </Title>
         <TextInput name="email" type="email" label="Email" autoComplete="email" required error={error?.field('email')} />
-        <PasswordInput
-          name="password"
-          label="Password"
-          description="At least 8 characters."
-          autoComplete="new-password"
-          required
-          error={error?.field('password')}
-        />
+        <PasswordInput name="password" label="Password" description="At least 8 characters." autoComplete="new-password" required error={error?.field('password')} />
         <ErrorMessage error={signup.error} shownFields={['email', 'password']} />
         <Button type="submit" loading={signup.isPending}>
           Create account

@@ -7,7 +7,12 @@ import { filterPathOf } from '../../ui/conditions/tree.ts';
 import { plainFieldMessage } from '../../ui/fieldErrors.ts';
 import type { AudienceCheck } from './campaigns.ts';
 
-type AudienceBody = { type: 'MARKETING' | 'TRANSACTIONAL'; audienceType: 'ALL' | 'SEGMENT' | 'FILTERED'; segmentId?: string | null; audienceCondition?: Record<string, unknown> | null };
+type AudienceBody = {
+  type: 'MARKETING' | 'TRANSACTIONAL';
+  audienceType: 'ALL' | 'SEGMENT' | 'FILTERED';
+  segmentId?: string | null;
+  audienceCondition?: Record<string, unknown> | null;
+};
 
 /**
  * The audience check of an audience being edited (POST /campaigns/audience, debounced): who a send
@@ -54,7 +59,7 @@ export function AudienceCheckPanel({ check, checking, error }: { check: Audience
         </Group>
         {apiError && (
           <Alert color="red" variant="light" role="alert" p="xs">
-            {apiError.fieldErrors.length > 0 ? 'Fix the audience to check it: ' + apiError.fieldErrors.map(plainFieldMessage).join('; ') : apiError.message}
+            {apiError.fieldErrors.length > 0 ? `Fix the audience to check it: ${apiError.fieldErrors.map(plainFieldMessage).join('; ')}` : apiError.message}
           </Alert>
         )}
         {check && (

@@ -29,7 +29,9 @@ export function AudienceStep({ draft, set }: Props) {
           <Radio.Group
             label="Audience"
             value={draft.audienceType}
-            onChange={(value) => set({ audienceType: value as Draft['audienceType'], ...(value === 'FILTERED' && !draft.audienceCondition ? { audienceCondition: newTree() } : {}) })}
+            onChange={(value) =>
+              set({ audienceType: value as Draft['audienceType'], ...(value === 'FILTERED' && !draft.audienceCondition ? { audienceCondition: newTree() } : {}) })
+            }
           >
             <Stack gap={6} mt={6}>
               <Radio value="ALL" label="All contacts" />
@@ -42,7 +44,10 @@ export function AudienceStep({ draft, set }: Props) {
               label="Segment"
               value={draft.segmentId}
               onChange={(e) => set({ segmentId: e.currentTarget.value })}
-              data={[{ value: '', label: 'Choose a segment', disabled: true }, ...(segments.data ?? []).map((s) => ({ value: s.id, label: `${s.name} (${s.memberCount.toLocaleString()})` }))]}
+              data={[
+                { value: '', label: 'Choose a segment', disabled: true },
+                ...(segments.data ?? []).map((s) => ({ value: s.id, label: `${s.name} (${s.memberCount.toLocaleString()})` })),
+              ]}
             />
           )}
           {draft.audienceType === 'FILTERED' && draft.audienceCondition && (

@@ -6,10 +6,10 @@ import { api, call } from '../../api/client.ts';
 import { projectPath, useProject } from '../../shell/project.ts';
 import { ErrorMessage } from '../../ui/ErrorMessage.tsx';
 import { AudienceStep } from './AudienceStep.tsx';
-import { bodyOf, type Campaign, campaignKeys, type Draft, draftOf, EMPTY_DRAFT } from './campaigns.ts';
 import { ContentStep } from './ContentStep.tsx';
-import { SendStep } from './SendStep.tsx';
+import { bodyOf, type Campaign, campaignKeys, type Draft, draftOf, EMPTY_DRAFT } from './campaigns.ts';
 import { SenderStep } from './SenderStep.tsx';
+import { SendStep } from './SendStep.tsx';
 
 const STEPS = ['Content', 'Sender', 'Audience', 'Test and send'];
 // Which step shows each field the server may refuse, so a refusal opens the step to fix it.
@@ -30,13 +30,11 @@ export function CampaignEditor({ campaign }: { campaign: Campaign | undefined })
 
   const save = useMutation({
     mutationFn: (input: Draft) =>
-      campaign
-        ? call(api.PUT('/campaigns/{id}', { params: { path: { id: campaign.id } }, body: bodyOf(input) }))
-        : call(api.POST('/campaigns', { body: bodyOf(input) })),
+      campaign ? call(api.PUT('/campaigns/{id}', { params: { path: { id: campaign.id } }, body: bodyOf(input) })) : call(api.POST('/campaigns', { body: bodyOf(input) })),
     onSuccess: async (result, input) => {
       setSaved(input);
       await queryClient.invalidateQueries({ queryKey: campaignKeys.all(project.id) });
-      if (!campaign) navigate(projectPath(project.id, 'campaigns', result.data.id) + `?step=${target.current ?? step}`, { replace: true });
+      if (!campaign) navigate(`${projectPath(project.id, 'campaigns', result.data.id)}?step=${target.current ?? step}`, { replace: true });
     },
     onError: (error) => {
       const field = (error as { fieldErrors?: { field: string }[] }).fieldErrors?.[0]?.field.split('.')[0];
@@ -68,8 +66,8 @@ export function CampaignEditor({ campaign }: { campaign: Campaign | undefined })
     <Stack>
       {campaign?.status === 'SCHEDULED' && campaign.scheduledFor && (
         <Alert color="blue" title="Scheduled">
-          It goes out on {new Date(campaign.scheduledFor).toLocaleString(undefined, { dateStyle: 'full', timeStyle: 'short' })} (your time). Edit it until then, send it now or change the time
-          below.
+          It goes out on {new Date(campaign.scheduledFor).toLocaleString(undefined, { dateStyle: 'full', timeStyle: 'short' })} (your time). Edit it until then, send it now or
+          change the time below.
         </Alert>
       )}
       <Stepper active={step} onStepClick={(s) => void goTo(s)} size="sm" aria-label="Campaign steps">
@@ -93,7 +91,11 @@ export function CampaignEditor({ campaign }: { campaign: Campaign | undefined })
           {step < 3 && <Button onClick={() => void goTo(step + 1)}>Next: {STEPS[step + 1]}</Button>}
         </Group>
         <Group>
-          {dirty && <Text size="sm" c="dimmed">Unsaved changes</Text>}
+          {dirty && (
+            <Text size="sm" c="dimmed">
+              Unsaved changes
+            </Text>
+          )}
           <Button variant="default" loading={save.isPending} disabled={!dirty && !!campaign} onClick={() => void saveFirst()}>
             Save draft
           </Button>

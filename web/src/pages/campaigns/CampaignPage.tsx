@@ -88,9 +88,7 @@ function Actions({ campaign }: { campaign: Campaign }) {
       </Button>
       <Modal opened={confirmDelete} onClose={() => setConfirmDelete(false)} title={`Delete ${campaign.name}?`}>
         <Stack>
-          <Text size="sm">
-            {campaign.status === 'SCHEDULED' ? 'It will not be sent. ' : ''}The campaign and its results go; the emails already sent stay in the activity log.
-          </Text>
+          <Text size="sm">{campaign.status === 'SCHEDULED' ? 'It will not be sent. ' : ''}The campaign and its results go; the emails already sent stay in the activity log.</Text>
           {deleteError && (
             <Alert color="red" role="alert" variant="light">
               {deleteError.status === 409 ? 'It is sending now. Cancel the sending first, then delete it.' : deleteError.message}

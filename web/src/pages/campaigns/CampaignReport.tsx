@@ -42,7 +42,11 @@ export function CampaignReport({ campaign, live }: { campaign: Campaign; live: b
   const recipients = useQuery({
     queryKey: campaignKeys.recipients(project.id, campaign.id, { status, page }),
     queryFn: () =>
-      call(api.GET('/campaigns/{id}/recipients', { params: { path: { id: campaign.id }, query: { page, pageSize: PAGE_SIZE, status: (status || undefined) as (typeof RECIPIENT_STATUSES)[number] | undefined } } })),
+      call(
+        api.GET('/campaigns/{id}/recipients', {
+          params: { path: { id: campaign.id }, query: { page, pageSize: PAGE_SIZE, status: (status || undefined) as (typeof RECIPIENT_STATUSES)[number] | undefined } },
+        }),
+      ),
     placeholderData: keepPreviousData,
     refetchInterval: live ? 3000 : false,
   });
@@ -58,7 +62,11 @@ export function CampaignReport({ campaign, live }: { campaign: Campaign; live: b
         </Anchor>
       ),
     },
-    { key: 'status', header: 'Status', cell: (r) => <StatusBadge tone={GOOD.has(r.status) ? 'good' : BAD.has(r.status) ? 'bad' : 'neutral'}>{r.status.toLowerCase()}</StatusBadge> },
+    {
+      key: 'status',
+      header: 'Status',
+      cell: (r) => <StatusBadge tone={GOOD.has(r.status) ? 'good' : BAD.has(r.status) ? 'bad' : 'neutral'}>{r.status.toLowerCase()}</StatusBadge>,
+    },
     { key: 'sentAt', header: 'Sent', cell: (r) => <Text size="sm">{r.sentAt ? new Date(r.sentAt).toLocaleString() : ''}</Text> },
     { key: 'error', header: 'Note', cell: (r) => <Text size="sm">{r.error ?? ''}</Text> },
   ];

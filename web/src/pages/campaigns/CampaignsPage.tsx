@@ -34,7 +34,11 @@ export function Component() {
   const campaigns = useQuery({
     queryKey: campaignKeys.list(project.id, filters),
     queryFn: () =>
-      call(api.GET('/campaigns', { params: { query: { page, pageSize: PAGE_SIZE, status: status === 'all' ? undefined : status, search: debounced || undefined, sort: 'updatedAt', dir: 'desc' } } })),
+      call(
+        api.GET('/campaigns', {
+          params: { query: { page, pageSize: PAGE_SIZE, status: status === 'all' ? undefined : status, search: debounced || undefined, sort: 'updatedAt', dir: 'desc' } },
+        }),
+      ),
     placeholderData: keepPreviousData,
   });
   const rows = campaigns.data?.data ?? [];
@@ -61,7 +65,13 @@ export function Component() {
     {
       key: 'recipients',
       header: 'Recipients',
-      cell: (c) => <Text size="sm">{c.status === 'DRAFT' || c.status === 'SCHEDULED' ? `${c.totalRecipients.toLocaleString()} now` : `${c.sentCount.toLocaleString()} of ${c.totalRecipients.toLocaleString()} sent`}</Text>,
+      cell: (c) => (
+        <Text size="sm">
+          {c.status === 'DRAFT' || c.status === 'SCHEDULED'
+            ? `${c.totalRecipients.toLocaleString()} now`
+            : `${c.sentCount.toLocaleString()} of ${c.totalRecipients.toLocaleString()} sent`}
+        </Text>
+      ),
     },
     { key: 'when', header: 'When', cell: (c) => <Text size="sm">{when(c)}</Text> },
   ];
@@ -70,7 +80,11 @@ export function Component() {
     <Stack maw={1200}>
       <PageHeader
         title="Campaigns"
-        description={campaigns.data ? `${campaigns.data.total.toLocaleString()} campaign${campaigns.data.total === 1 ? '' : 's'}${filtered ? ' match' : ''}.` : 'One email to many contacts, now or at a set time.'}
+        description={
+          campaigns.data
+            ? `${campaigns.data.total.toLocaleString()} campaign${campaigns.data.total === 1 ? '' : 's'}${filtered ? ' match' : ''}.`
+            : 'One email to many contacts, now or at a set time.'
+        }
         actions={
           <Button component={Link} to={projectPath(project.id, 'campaigns', 'new')}>
             New campaign
@@ -110,7 +124,9 @@ export function Component() {
       {campaigns.isError && <LoadError error={campaigns.error} what="the campaigns" retry={() => campaigns.refetch()} />}
       {campaigns.isPending && <Loading rows={6} label="Loading campaigns" />}
       {campaigns.data && rows.length === 0 && (
-        <EmptyState title={filtered ? 'No campaign matches' : 'No campaign yet'}>{filtered ? 'Change the search or the status.' : 'Write one, choose who gets it, and send it now or later.'}</EmptyState>
+        <EmptyState title={filtered ? 'No campaign matches' : 'No campaign yet'}>
+          {filtered ? 'Change the search or the status.' : 'Write one, choose who gets it, and send it now or later.'}
+        </EmptyState>
       )}
       {rows.length > 0 && <DataTable label="Campaigns" rows={rows} rowKey={(c) => c.id} columns={columns} minWidth={720} busy={campaigns.isFetching} />}
       {totalPages > 1 && (

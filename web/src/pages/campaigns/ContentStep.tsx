@@ -55,7 +55,14 @@ export function ContentStep({ draft, set, saveError }: Props) {
     <Grid gap="lg">
       <Grid.Col span={{ base: 12, md: 6 }}>
         <Stack>
-          <TextInput label="Campaign name" description="For you; recipients do not see it." required value={draft.name} onChange={(e) => set({ name: e.currentTarget.value })} error={error?.field('name')} />
+          <TextInput
+            label="Campaign name"
+            description="For you; recipients do not see it."
+            required
+            value={draft.name}
+            onChange={(e) => set({ name: e.currentTarget.value })}
+            error={error?.field('name')}
+          />
           <NativeSelect
             label="Start from a template"
             description="Copies its subject, body and sender; you can still change them here."

@@ -39,7 +39,10 @@ export function ProgressPanel({ campaign }: { campaign: Campaign }) {
       </Stack>
       <Modal opened={confirming} onClose={() => setConfirming(false)} title="Cancel sending?">
         <Stack>
-          <Text size="sm">Messages already handed over still arrive; the {Math.max(0, total - campaign.sentCount).toLocaleString()} not yet sent never leave. A cancelled campaign cannot be resumed: duplicate it to send again.</Text>
+          <Text size="sm">
+            Messages already handed over still arrive; the {Math.max(0, total - campaign.sentCount).toLocaleString()} not yet sent never leave. A cancelled campaign cannot be
+            resumed: duplicate it to send again.
+          </Text>
           <ErrorMessage error={cancel.error} />
           <Group justify="flex-end">
             <Button variant="default" onClick={() => setConfirming(false)}>

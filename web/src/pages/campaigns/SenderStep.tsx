@@ -31,7 +31,15 @@ export function SenderStep({ draft, set, saveError }: Props) {
         </Alert>
       )}
       <Group align="flex-start" gap="xs" wrap="wrap">
-        <TextInput label="From address" description="The part before the @" required value={draft.fromLocal} onChange={(e) => set({ fromLocal: e.currentTarget.value })} error={error?.field('from')} flex="1 1 160px" />
+        <TextInput
+          label="From address"
+          description="The part before the @"
+          required
+          value={draft.fromLocal}
+          onChange={(e) => set({ fromLocal: e.currentTarget.value })}
+          error={error?.field('from')}
+          flex="1 1 160px"
+        />
         <NativeSelect
           label="Domain"
           description="Verified domains"
@@ -55,7 +63,13 @@ export function SenderStep({ draft, set, saveError }: Props) {
           . Publish their records to send from them.
         </Text>
       )}
-      <TextInput label="Sender name" description="Shown before the address, e.g. “Ada from Acme”" value={draft.fromName} onChange={(e) => set({ fromName: e.currentTarget.value })} error={error?.field('fromName')} />
+      <TextInput
+        label="Sender name"
+        description="Shown before the address, e.g. “Ada from Acme”"
+        value={draft.fromName}
+        onChange={(e) => set({ fromName: e.currentTarget.value })}
+        error={error?.field('fromName')}
+      />
       <TextInput label="Reply-to address" type="email" value={draft.replyTo} onChange={(e) => set({ replyTo: e.currentTarget.value })} error={error?.field('replyTo')} />
     </Stack>
   );

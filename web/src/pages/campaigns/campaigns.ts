@@ -1,6 +1,6 @@
 import type { paths } from '../../api/schema';
-import type { Tone } from '../../ui/StatusBadge.tsx';
 import type { Tree } from '../../ui/conditions/tree.ts';
+import type { Tone } from '../../ui/StatusBadge.tsx';
 
 export type Campaign = paths['/campaigns/{id}']['get']['responses'][200]['content']['application/json']['data'];
 export type CampaignStatus = Campaign['status'];

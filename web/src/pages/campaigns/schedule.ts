@@ -9,9 +9,19 @@ export const zones = (): string[] => {
 
 /** How far `zone`'s wall clock is ahead of UTC at `instant`, in milliseconds. */
 function offsetOf(zone: string, instant: number): number {
-  const parts = new Intl.DateTimeFormat('en-US', { timeZone: zone, hourCycle: 'h23', year: 'numeric', month: '2-digit', day: '2-digit', hour: '2-digit', minute: '2-digit', second: '2-digit' })
+  const fields = new Intl.DateTimeFormat('en-US', {
+    timeZone: zone,
+    hourCycle: 'h23',
+    year: 'numeric',
+    month: '2-digit',
+    day: '2-digit',
+    hour: '2-digit',
+    minute: '2-digit',
+    second: '2-digit',
+  })
     .formatToParts(new Date(instant))
-    .reduce<Record<string, number>>((acc, part) => (part.type === 'literal' ? acc : { ...acc, [part.type]: Number(part.value) }), {});
+    .filter((part) => part.type !== 'literal');
+  const parts: Record<string, number> = Object.fromEntries(fields.map((part) => [part.type, Number(part.value)]));
   const wall = Date.UTC(parts.year!, parts.month! - 1, parts.day!, parts.hour!, parts.minute!, parts.second!);
   return wall - Math.floor(instant / 1000) * 1000;
 }

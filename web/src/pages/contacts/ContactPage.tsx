@@ -14,7 +14,6 @@ import { ContactEmails } from './ContactEmails.tsx';
 import { fetchContact } from './contact.ts';
 import { DataEditor } from './DataEditor.tsx';
 
-
 export function Component() {
   const project = useProject();
   const { contactId = '' } = useParams();

@@ -19,7 +19,7 @@ export function parseValue(text: string): unknown {
 
 const shown = (value: unknown) => (typeof value === 'string' ? value : JSON.stringify(value));
 
-/** The contact's data: edit a value, add a key, delete a key (null deletes it: api.md data rules). */
+/** The contact's data: edit a value, add a key, delete a key (null deletes it: the API reference data rules). */
 export function DataEditor({ contact, update }: { contact: Contact; update: Update }) {
   const [editing, setEditing] = useState<string>();
   const entries = Object.entries(contact.data);

@@ -22,7 +22,9 @@ function FieldDetails({ field }: { field: string }) {
     queryKey: ['field-usage', project.id, name],
     queryFn: () => call(api.GET('/contacts/fields/{field}/usage', { params: { path: { field: name } } })),
   });
-  const users = usage.data ? [...usage.data.segments.map((s) => `segment ${s.name}`), ...usage.data.campaigns.map((c) => `campaign ${c.name}`), ...usage.data.workflows.map((w) => `workflow ${w.name}`)] : [];
+  const users = usage.data
+    ? [...usage.data.segments.map((s) => `segment ${s.name}`), ...usage.data.campaigns.map((c) => `campaign ${c.name}`), ...usage.data.workflows.map((w) => `workflow ${w.name}`)]
+    : [];
   return (
     <Stack gap={4} py="xs">
       {values.isError && <LoadError error={values.error} what="the values" />}
@@ -99,7 +101,13 @@ export function Component() {
                     <Table.Td>
                       {!field.standard && (
                         <Group gap={4} justify="flex-end" wrap="nowrap">
-                          <Button size="compact-xs" variant="default" onClick={() => setOpen(open === field.name ? undefined : field.name)} aria-expanded={open === field.name} aria-label={`Values and usage of ${field.name}`}>
+                          <Button
+                            size="compact-xs"
+                            variant="default"
+                            onClick={() => setOpen(open === field.name ? undefined : field.name)}
+                            aria-expanded={open === field.name}
+                            aria-label={`Values and usage of ${field.name}`}
+                          >
                             Values and usage
                           </Button>
                           <Button size="compact-xs" variant="subtle" color="red" onClick={() => setDeleting(field.name)} aria-label={`Delete ${field.name}`}>

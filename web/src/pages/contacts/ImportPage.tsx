@@ -69,7 +69,16 @@ export function Component() {
         title="Import contacts"
         description="A CSV file of at most 5 MB with a header row. The email column is required; a subscribed column (true/false) sets the subscription; every other column becomes contact data. Existing contacts are updated."
       />
-      <FileInput label="CSV file" placeholder="Choose a .csv file" accept=".csv,text/csv" value={file} onChange={choose} clearable clearButtonProps={{ 'aria-label': 'Clear the chosen file' }} maw={480} />
+      <FileInput
+        label="CSV file"
+        placeholder="Choose a .csv file"
+        accept=".csv,text/csv"
+        value={file}
+        onChange={choose}
+        clearable
+        clearButtonProps={{ 'aria-label': 'Clear the chosen file' }}
+        maw={480}
+      />
       {problem && (
         <Alert color="red" role="alert">
           {problem}

@@ -6,9 +6,7 @@ import { LoadError } from '../../ui/LoadError.tsx';
 export type Job = Awaited<ReturnType<typeof fetchJob>>;
 
 function fetchJob(kind: 'bulk' | 'import', jobId: string) {
-  return kind === 'bulk'
-    ? call(api.GET('/contacts/bulk/{jobId}', { params: { path: { jobId } } }))
-    : call(api.GET('/contacts/import/{jobId}', { params: { path: { jobId } } }));
+  return kind === 'bulk' ? call(api.GET('/contacts/bulk/{jobId}', { params: { path: { jobId } } })) : call(api.GET('/contacts/import/{jobId}', { params: { path: { jobId } } }));
 }
 
 const finished = (job: Job | undefined) => job?.status === 'completed' || job?.status === 'failed';

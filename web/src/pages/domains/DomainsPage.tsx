@@ -41,15 +41,7 @@ export function Component() {
       <form onSubmit={submit} noValidate aria-label="Add a domain">
         <Stack gap="xs">
           <Group align="flex-start" gap="xs">
-            <TextInput
-              name="domain"
-              label="Domain"
-              placeholder="mail.example.com"
-              required
-              flex={1}
-              miw={220}
-              error={asApiError(add.error)?.field('domain')}
-            />
+            <TextInput name="domain" label="Domain" placeholder="mail.example.com" required flex={1} miw={220} error={asApiError(add.error)?.field('domain')} />
             <Button type="submit" loading={add.isPending} mt={25}>
               Add domain
             </Button>

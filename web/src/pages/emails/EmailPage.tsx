@@ -39,7 +39,11 @@ export function Component() {
 
   return (
     <Stack maw={1000}>
-      <PageHeader title={e.subject ?? '(no subject)'} description={`${e.sourceType.toLowerCase()} email to ${e.to}`} actions={<StatusBadge tone={STATUS_TONE[e.status]}>{e.status}</StatusBadge>} />
+      <PageHeader
+        title={e.subject ?? '(no subject)'}
+        description={`${e.sourceType.toLowerCase()} email to ${e.to}`}
+        actions={<StatusBadge tone={STATUS_TONE[e.status]}>{e.status}</StatusBadge>}
+      />
       <SimpleGrid cols={{ base: 1, sm: 2 }}>
         <Paper withBorder p="md" radius="md" component="section" aria-labelledby="timeline-title">
           <Title order={2} size="h4" id="timeline-title" mb="sm">

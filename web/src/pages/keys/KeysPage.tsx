@@ -26,7 +26,13 @@ function KeyRow({ title, description, value }: { title: string; description: str
           <Code flex={1} style={{ wordBreak: 'break-all' }} aria-label={`${title} value`}>
             {revealed ? value : maskKey(value)}
           </Code>
-          <Button size="compact-sm" variant="default" onClick={() => setRevealed((r) => !r)} aria-pressed={revealed} aria-label={`${revealed ? 'Hide' : 'Reveal'} the ${title.toLowerCase()}`}>
+          <Button
+            size="compact-sm"
+            variant="default"
+            onClick={() => setRevealed((r) => !r)}
+            aria-pressed={revealed}
+            aria-label={`${revealed ? 'Hide' : 'Reveal'} the ${title.toLowerCase()}`}
+          >
             {revealed ? 'Hide' : 'Reveal'}
           </Button>
           <CopyButton value={value} label={`Copy the ${title.toLowerCase()}`} />
@@ -70,7 +76,12 @@ export function Component() {
       {project.publicKey && project.secretKey ? (
         <>
           <KeyRow key={project.publicKey} title="Public key" description="For POST /v1/track. Safe to ship in client-side code." value={project.publicKey} />
-          <KeyRow key={project.secretKey} title="Secret key" description="For /v1/send and every other endpoint. Never put it in a browser or a mobile app." value={project.secretKey} />
+          <KeyRow
+            key={project.secretKey}
+            title="Secret key"
+            description="For /v1/send and every other endpoint. Never put it in a browser or a mobile app."
+            value={project.secretKey}
+          />
         </>
       ) : (
         <Alert color="gray" title="Keys hidden">
@@ -81,8 +92,7 @@ export function Component() {
       <Modal opened={confirming} onClose={confirm.close} title="Rotate both keys?" centered>
         <Stack>
           <Text size="sm">
-            New public and secret keys are made, and <strong>the old keys stop working at once</strong>: every server and app that uses them gets
-            401 until you deploy the new keys.
+            New public and secret keys are made, and <strong>the old keys stop working at once</strong>: every server and app that uses them gets 401 until you deploy the new keys.
           </Text>
           <ErrorMessage error={rotate.error} />
           <Group justify="flex-end">

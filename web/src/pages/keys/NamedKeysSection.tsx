@@ -51,8 +51,7 @@ export function NamedKeysSection() {
           Named keys
         </Title>
         <Text size="sm" c="dimmed">
-          A key per application. A sending key can only send, track and verify: it cannot read contacts or emails, delete anything or rotate keys. Revoking a key
-          stops it at once.
+          A key per application. A sending key can only send, track and verify: it cannot read contacts or emails, delete anything or rotate keys. Revoking a key stops it at once.
         </Text>
         {created && (
           <Alert color="teal" role="status" title={`Key "${created.name}" created`}>
@@ -112,7 +111,14 @@ export function NamedKeysSection() {
                     </Table.Td>
                     <Table.Td>{when(key.lastUsedAt)}</Table.Td>
                     <Table.Td>
-                      <Button size="compact-sm" color="red" variant="outline" onClick={() => revoke.mutate(key.id)} aria-label={`Revoke ${key.name}`} loading={revoke.isPending && revoke.variables === key.id}>
+                      <Button
+                        size="compact-sm"
+                        color="red"
+                        variant="outline"
+                        onClick={() => revoke.mutate(key.id)}
+                        aria-label={`Revoke ${key.name}`}
+                        loading={revoke.isPending && revoke.variables === key.id}
+                      >
                         Revoke
                       </Button>
                     </Table.Td>

@@ -6,8 +6,8 @@ import { projectPath, useProject } from '../../shell/project.ts';
 import { CopyButton } from '../../ui/CopyButton.tsx';
 import { LoadError } from '../../ui/LoadError.tsx';
 import { Loading } from '../../ui/Loading.tsx';
-import { StatusBadge } from '../../ui/StatusBadge.tsx';
 import { PageHeader } from '../../ui/PageHeader.tsx';
+import { StatusBadge } from '../../ui/StatusBadge.tsx';
 import { curlExamples } from './curl.ts';
 
 /** Where each onboarding step (admin.service.ts STEPS) is done. */

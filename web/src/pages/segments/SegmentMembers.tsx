@@ -134,7 +134,9 @@ export function SegmentMembers({ segment }: { segment: Segment }) {
         </Paper>
       )}
       {members.isError && <LoadError error={members.error} what="the members" retry={() => members.refetch()} />}
-      {members.data && rows.length === 0 && <EmptyState title="No member">{isStatic ? 'Paste addresses above to add contacts.' : 'No contact matches the condition now.'}</EmptyState>}
+      {members.data && rows.length === 0 && (
+        <EmptyState title="No member">{isStatic ? 'Paste addresses above to add contacts.' : 'No contact matches the condition now.'}</EmptyState>
+      )}
       {rows.length > 0 && <DataTable label="Members" rows={rows} rowKey={(m) => m.id} columns={columns} busy={members.isFetching} />}
       {totalPages > 1 && (
         <Group justify="space-between">

@@ -31,7 +31,11 @@ export function Component() {
   const project = useProject();
   const { segmentId = 'new' } = useParams();
   const isNew = segmentId === 'new';
-  const segment = useQuery({ queryKey: segmentKeys.one(project.id, segmentId), queryFn: () => call(api.GET('/segments/{id}', { params: { path: { id: segmentId } } })), enabled: !isNew });
+  const segment = useQuery({
+    queryKey: segmentKeys.one(project.id, segmentId),
+    queryFn: () => call(api.GET('/segments/{id}', { params: { path: { id: segmentId } } })),
+    enabled: !isNew,
+  });
   if (!isNew && segment.isError) return <LoadError error={segment.error} what="the segment" retry={() => segment.refetch()} />;
   if (!isNew && !segment.data) return <Loading rows={6} label="Loading the segment" />;
   return <SegmentEditor key={segmentId} segment={segment.data} />;
@@ -58,9 +62,7 @@ function SegmentEditor({ segment }: { segment: Segment | undefined }) {
         trackMembership: draft.trackMembership,
         ...(dynamic ? { condition: draft.condition } : {}),
       };
-      return segment
-        ? call(api.PATCH('/segments/{id}', { params: { path: { id: segment.id } }, body }))
-        : call(api.POST('/segments', { body: { ...body, type: draft.type } }));
+      return segment ? call(api.PATCH('/segments/{id}', { params: { path: { id: segment.id } }, body })) : call(api.POST('/segments', { body: { ...body, type: draft.type } }));
     },
     onSuccess: async (saved) => {
       await queryClient.invalidateQueries({ queryKey: segmentKeys.all(project.id) });
@@ -101,7 +103,14 @@ function SegmentEditor({ segment }: { segment: Segment | undefined }) {
       <form onSubmit={submit} aria-label="Segment">
         <Stack>
           <Group align="flex-start" grow wrap="wrap">
-            <TextInput label="Name" required value={draft.name} onChange={(e) => setDraft({ ...draft, name: e.currentTarget.value })} error={asApiError(save.error)?.field('name')} miw={220} />
+            <TextInput
+              label="Name"
+              required
+              value={draft.name}
+              onChange={(e) => setDraft({ ...draft, name: e.currentTarget.value })}
+              error={asApiError(save.error)?.field('name')}
+              miw={220}
+            />
             <TextInput label="Description" value={draft.description} onChange={(e) => setDraft({ ...draft, description: e.currentTarget.value })} miw={220} />
           </Group>
           {!segment && (

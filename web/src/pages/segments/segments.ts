@@ -12,4 +12,11 @@ export const segmentKeys = {
 export const TYPE_LABELS = { DYNAMIC: 'Dynamic', STATIC: 'Static' } as const;
 
 /** Addresses pasted in any shape: one per line, or separated by commas, semicolons or spaces. */
-export const parseAddresses = (text: string) => [...new Set(text.split(/[\s,;]+/).map((a) => a.trim().toLowerCase()).filter((a) => a.includes('@')))];
+export const parseAddresses = (text: string) => [
+  ...new Set(
+    text
+      .split(/[\s,;]+/)
+      .map((a) => a.trim().toLowerCase())
+      .filter((a) => a.includes('@')),
+  ),
+];

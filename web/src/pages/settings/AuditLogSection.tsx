@@ -7,8 +7,8 @@ import { EmptyState } from '../../ui/EmptyState.tsx';
 import { LoadError } from '../../ui/LoadError.tsx';
 import { Loading } from '../../ui/Loading.tsx';
 import { TableScroll } from '../../ui/TableScroll.tsx';
-import { isManager, time } from './settings.ts';
 import { Section } from './Section.tsx';
+import { isManager, time } from './settings.ts';
 
 /** The actions the server audits (audit entries' `action`), readable. */
 const ACTIONS: Record<string, string> = {

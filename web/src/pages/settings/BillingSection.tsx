@@ -7,8 +7,8 @@ import { useProject } from '../../shell/project.ts';
 import { ErrorMessage } from '../../ui/ErrorMessage.tsx';
 import { LoadError } from '../../ui/LoadError.tsx';
 import { Loading } from '../../ui/Loading.tsx';
-import { isManager } from './settings.ts';
 import { Section } from './Section.tsx';
+import { isManager } from './settings.ts';
 
 const CATEGORIES = [
   { key: 'transactional', label: 'Transactional', help: 'emails sent through /v1/send' },
@@ -28,7 +28,11 @@ function Usage({ label, used, limit }: { label: string; used: number; limit: num
         </Text>
         <Text size="sm">{limit === null ? `${used.toLocaleString()} sent · no limit` : `${used.toLocaleString()} of ${limit.toLocaleString()}`}</Text>
       </Group>
-      <Progress value={share} color={share >= 100 ? 'red.9' : share >= 80 ? 'orange.9' : 'indigo.9'} aria-label={`${label}: ${limit === null ? `${used} sent, no limit` : `${used} of ${limit} used`}`} />
+      <Progress
+        value={share}
+        color={share >= 100 ? 'red.9' : share >= 80 ? 'orange.9' : 'indigo.9'}
+        aria-label={`${label}: ${limit === null ? `${used} sent, no limit` : `${used} of ${limit} used`}`}
+      />
     </Stack>
   );
 }

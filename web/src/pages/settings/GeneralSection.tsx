@@ -6,8 +6,8 @@ import { asApiError } from '../../api/errors.ts';
 import { sessionKeys } from '../../api/session.ts';
 import { useProject } from '../../shell/project.ts';
 import { ErrorMessage } from '../../ui/ErrorMessage.tsx';
-import { isManager } from './settings.ts';
 import { Section } from './Section.tsx';
+import { isManager } from './settings.ts';
 
 /** The project's name (OWNER or ADMIN). */
 export function GeneralSection() {
@@ -26,7 +26,17 @@ export function GeneralSection() {
     <Section id="general" title="Project" description={`Created ${new Date(project.createdAt).toLocaleDateString()} · your role: ${project.role}`}>
       <form onSubmit={submit} noValidate aria-label="Rename the project">
         <Group align="flex-start" gap="xs">
-          <TextInput name="name" label="Project name" defaultValue={project.name} key={project.name} required flex={1} miw={220} disabled={!may} error={asApiError(rename.error)?.field('name')} />
+          <TextInput
+            name="name"
+            label="Project name"
+            defaultValue={project.name}
+            key={project.name}
+            required
+            flex={1}
+            miw={220}
+            disabled={!may}
+            error={asApiError(rename.error)?.field('name')}
+          />
           <Button type="submit" mt={25} loading={rename.isPending} disabled={!may}>
             Save name
           </Button>

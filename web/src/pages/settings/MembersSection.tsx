@@ -10,12 +10,13 @@ import { ErrorMessage } from '../../ui/ErrorMessage.tsx';
 import { LoadError } from '../../ui/LoadError.tsx';
 import { Loading } from '../../ui/Loading.tsx';
 import { TableScroll } from '../../ui/TableScroll.tsx';
-import { isManager, type Role, ROLES } from './settings.ts';
 import { Section } from './Section.tsx';
+import { isManager, ROLES, type Role } from './settings.ts';
 
 type Member = { userId: string; email: string; role: Role; createdAt: string };
 
-const ROLE_HELP = 'OWNER: everything, including deleting the project. ADMIN: everything but the OWNER role, reset and delete. MEMBER: reads everything and works with contacts, templates and campaigns, but cannot manage members, keys, billing, webhooks or the project.';
+const ROLE_HELP =
+  'OWNER: everything, including deleting the project. ADMIN: everything but the OWNER role, reset and delete. MEMBER: reads everything and works with contacts, templates and campaigns, but cannot manage members, keys, billing, webhooks or the project.';
 
 /** Which roles the user may grant: only an OWNER grants OWNER. */
 const grantable = (mine: Role) => (mine === 'OWNER' ? ROLES : ROLES.filter((r) => r !== 'OWNER'));
@@ -43,7 +44,12 @@ function MemberRow({ member, me }: { member: Member; me: string }) {
   return (
     <Table.Tr>
       <Table.Td style={{ wordBreak: 'break-all' }}>
-        {member.email} {self && <Text span c="dimmed" size="sm">(you)</Text>}
+        {member.email}{' '}
+        {self && (
+          <Text span c="dimmed" size="sm">
+            (you)
+          </Text>
+        )}
       </Table.Td>
       <Table.Td>
         <NativeSelect
@@ -63,7 +69,9 @@ function MemberRow({ member, me }: { member: Member; me: string }) {
         </Button>
         <Modal opened={removing} onClose={() => setRemoving(false)} title={self ? `Leave ${project.name}?` : `Remove ${member.email}?`} centered>
           <Stack>
-            <Text size="sm">{self ? 'You lose access to this project at once. An owner or admin can add you again.' : `${member.email} loses access to this project at once.`}</Text>
+            <Text size="sm">
+              {self ? 'You lose access to this project at once. An owner or admin can add you again.' : `${member.email} loses access to this project at once.`}
+            </Text>
             <ErrorMessage error={remove.error} />
             <Group justify="flex-end">
               <Button variant="default" onClick={() => setRemoving(false)}>
@@ -105,8 +113,27 @@ export function MembersSection() {
     <Section id="members" title="Members" description={ROLE_HELP}>
       <form onSubmit={submit} noValidate aria-label="Add a member">
         <Group align="flex-start" gap="xs">
-          <TextInput name="email" type="email" label="Email" description="They need an account first." placeholder="colleague@example.com" required flex={1} miw={220} disabled={!may} error={apiError?.field('email')} />
-          <NativeSelect label="Role" description="What they may do." data={grantable(project.role)} value={role} onChange={(e) => setRole(e.currentTarget.value)} disabled={!may} miw={120} />
+          <TextInput
+            name="email"
+            type="email"
+            label="Email"
+            description="They need an account first."
+            placeholder="colleague@example.com"
+            required
+            flex={1}
+            miw={220}
+            disabled={!may}
+            error={apiError?.field('email')}
+          />
+          <NativeSelect
+            label="Role"
+            description="What they may do."
+            data={grantable(project.role)}
+            value={role}
+            onChange={(e) => setRole(e.currentTarget.value)}
+            disabled={!may}
+            miw={120}
+          />
           <Button type="submit" mt={45} loading={invite.isPending} disabled={!may}>
             Add member
           </Button>

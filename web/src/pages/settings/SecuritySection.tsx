@@ -4,10 +4,10 @@ import { api, call } from '../../api/client.ts';
 import { useProject } from '../../shell/project.ts';
 import { LoadError } from '../../ui/LoadError.tsx';
 import { Loading } from '../../ui/Loading.tsx';
-import { TableScroll } from '../../ui/TableScroll.tsx';
 import { StatusBadge, type Tone } from '../../ui/StatusBadge.tsx';
-import { percent, time } from './settings.ts';
+import { TableScroll } from '../../ui/TableScroll.tsx';
 import { Section } from './Section.tsx';
+import { percent, time } from './settings.ts';
 
 type Level = 'insufficient_data' | 'ok' | 'warning' | 'critical';
 const LEVELS: Record<Level, { label: string; tone: Tone }> = {
@@ -35,7 +35,11 @@ export function SecuritySection() {
   });
   const s = security.data;
   return (
-    <Section id="security" title="Sending reputation" description="Mailbox providers block senders whose mail bounces or is reported as spam. Rates count hard bounces and complaints per email sent.">
+    <Section
+      id="security"
+      title="Sending reputation"
+      description="Mailbox providers block senders whose mail bounces or is reported as spam. Rates count hard bounces and complaints per email sent."
+    >
       {security.isPending && <Loading rows={3} label="Loading the sending reputation" />}
       {security.isError && <LoadError error={security.error} what="the sending reputation" retry={() => security.refetch()} />}
       {s && (

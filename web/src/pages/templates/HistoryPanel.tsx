@@ -40,44 +40,53 @@ export function HistoryPanel({ templateId, onRestored }: { templateId: string; o
       {versions.isError && <LoadError error={versions.error} what="the history" retry={() => versions.refetch()} />}
       {versions.data && (
         <Table.ScrollContainer minWidth={300}>
-        <Table aria-label="Versions" verticalSpacing={4} fz="sm">
-          <Table.Thead>
-            <Table.Tr>
-              <Table.Th>Version</Table.Th>
-              <Table.Th>Saved</Table.Th>
-              <Table.Th aria-label="Action" />
-            </Table.Tr>
-          </Table.Thead>
-          <Table.Tbody>
-            {versions.data.data.map((v) => (
-              <Table.Tr key={v.version}>
-                <Table.Td>
-                  {v.version} <Text span size="xs" c="dimmed">{FORMAT_LABELS[v.format]}</Text>
-                </Table.Td>
-                <Table.Td>
-                  {when(v.createdAt)}
-                  <Text size="xs" c="dimmed" style={{ wordBreak: 'break-word' }}>
-                    {v.createdBy?.email ?? 'API key'}
-                  </Text>
-                  <Text size="xs" lineClamp={2} style={{ wordBreak: 'break-word' }}>
-                    {v.subject}
-                  </Text>
-                </Table.Td>
-                <Table.Td>
-                  {v.version === newest ? (
-                    <Text size="xs" c="dimmed">
-                      Current
-                    </Text>
-                  ) : (
-                    <Button size="compact-xs" variant="default" aria-label={`Restore version ${v.version}`} loading={restore.isPending && restore.variables === v.version} onClick={() => restore.mutate(v.version)}>
-                      Restore
-                    </Button>
-                  )}
-                </Table.Td>
+          <Table aria-label="Versions" verticalSpacing={4} fz="sm">
+            <Table.Thead>
+              <Table.Tr>
+                <Table.Th>Version</Table.Th>
+                <Table.Th>Saved</Table.Th>
+                <Table.Th aria-label="Action" />
               </Table.Tr>
-            ))}
-          </Table.Tbody>
-        </Table>
+            </Table.Thead>
+            <Table.Tbody>
+              {versions.data.data.map((v) => (
+                <Table.Tr key={v.version}>
+                  <Table.Td>
+                    {v.version}{' '}
+                    <Text span size="xs" c="dimmed">
+                      {FORMAT_LABELS[v.format]}
+                    </Text>
+                  </Table.Td>
+                  <Table.Td>
+                    {when(v.createdAt)}
+                    <Text size="xs" c="dimmed" style={{ wordBreak: 'break-word' }}>
+                      {v.createdBy?.email ?? 'API key'}
+                    </Text>
+                    <Text size="xs" lineClamp={2} style={{ wordBreak: 'break-word' }}>
+                      {v.subject}
+                    </Text>
+                  </Table.Td>
+                  <Table.Td>
+                    {v.version === newest ? (
+                      <Text size="xs" c="dimmed">
+                        Current
+                      </Text>
+                    ) : (
+                      <Button
+                        size="compact-xs"
+                        variant="default"
+                        aria-label={`Restore version ${v.version}`}
+                        loading={restore.isPending && restore.variables === v.version}
+                        onClick={() => restore.mutate(v.version)}
+                      >
+                        Restore
+                      </Button>
+                    )}
+                  </Table.Td>
+                </Table.Tr>
+              ))}
+            </Table.Tbody>
+          </Table>
         </Table.ScrollContainer>
       )}
       {restore.isError && <ErrorMessage error={restore.error} />}

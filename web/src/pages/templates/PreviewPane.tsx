@@ -145,7 +145,15 @@ export function PreviewPane({ contact, onContactChange, rendered, pending, probl
           title="Rendered email"
           sandbox="allow-same-origin"
           srcDoc={(rendered?.html ?? '') + (dark ? DARK_STYLE : '')}
-          style={{ width: WIDTH[device], maxWidth: '100%', alignSelf: 'center', height: 560, border: '1px solid var(--mantine-color-default-border)', borderRadius: 8, background: 'white' }}
+          style={{
+            width: WIDTH[device],
+            maxWidth: '100%',
+            alignSelf: 'center',
+            height: 560,
+            border: '1px solid var(--mantine-color-default-border)',
+            borderRadius: 8,
+            background: 'white',
+          }}
         />
       ) : (
         <Paper withBorder radius="md" p="sm" mah={480} style={{ overflow: 'auto' }}>

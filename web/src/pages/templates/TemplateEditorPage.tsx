@@ -170,7 +170,11 @@ function Editor({ template, contact, setContact }: EditorProps) {
                 saved={saved?.format}
                 onChange={(format) =>
                   // MJML becoming HTML starts from the HTML rendered at the last save.
-                  setDraft((current) => ({ ...current, format, body: format === 'html' && current.format !== 'html' && template && template.format !== 'html' ? template.body : current.body }))
+                  setDraft((current) => ({
+                    ...current,
+                    format,
+                    body: format === 'html' && current.format !== 'html' && template && template.format !== 'html' ? template.body : current.body,
+                  }))
                 }
               />
               <BodyEditor value={draft.body} onChange={(body) => set('body', body)} error={bodySyntax} fieldError={fieldMessage(save.error, 'body')} />
@@ -194,7 +198,9 @@ function Editor({ template, contact, setContact }: EditorProps) {
                 <Divider />
                 <TestSendPanel templateId={template.id} saveFirst={saveFirst} dirty={dirty} contactId={contact?.id} />
                 <Divider />
-                <HistoryPanel templateId={template.id} onRestored={(restored) => {
+                <HistoryPanel
+                  templateId={template.id}
+                  onRestored={(restored) => {
                     const restoredDraft = draftOf(restored);
                     setSaved(restoredDraft);
                     setDraft(restoredDraft);
@@ -224,11 +230,7 @@ function StarterPicker({ onPick }: { onPick: (draft: Partial<Draft>) => void }) 
       data={(starters.data?.data ?? []).map((s) => ({ value: s.id, label: `${s.name}: ${s.description}` }))}
       onChange={(value) => {
         const starter = starters.data?.data.find((s) => s.id === value);
-        onPick(
-          starter
-            ? { name: starter.name, subject: starter.subject, type: starter.type, format: 'mjml', body: starter.source }
-            : { format: 'html', body: EMPTY_DRAFT.body },
-        );
+        onPick(starter ? { name: starter.name, subject: starter.subject, type: starter.type, format: 'mjml', body: starter.source } : { format: 'html', body: EMPTY_DRAFT.body });
       }}
     />
   );

@@ -1,6 +1,6 @@
 import { NativeSelect, SimpleGrid, Stack, Textarea, TextInput } from '@mantine/core';
 import { asApiError } from '../../api/errors.ts';
-import { type Draft, type SyntaxErrorAt, TEMPLATE_TYPES, TYPE_LABELS, type TemplateType } from './templates.ts';
+import { type Draft, type SyntaxErrorAt, TEMPLATE_TYPES, type TemplateType, TYPE_LABELS } from './templates.ts';
 
 /** The message for a field: its field error, a flat "<field> is required", or the 403 of an unverified sender. */
 export function fieldMessage(error: unknown, field: string): string | undefined {
@@ -59,7 +59,14 @@ export function TemplateFields({ draft, set, error, subjectSyntax }: Props) {
           onChange={(e) => set('from', e.currentTarget.value)}
           error={fieldMessage(error, 'from')}
         />
-        <TextInput label="Sender name" description="Shown as the sender." placeholder="Acme" value={draft.fromName} onChange={(e) => set('fromName', e.currentTarget.value)} error={fieldMessage(error, 'fromName')} />
+        <TextInput
+          label="Sender name"
+          description="Shown as the sender."
+          placeholder="Acme"
+          value={draft.fromName}
+          onChange={(e) => set('fromName', e.currentTarget.value)}
+          error={fieldMessage(error, 'fromName')}
+        />
         <TextInput
           label="Reply-to address"
           description="Optional, any domain."

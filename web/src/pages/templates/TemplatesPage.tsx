@@ -119,9 +119,7 @@ export function Component() {
           {filtered ? 'Change the search or the type.' : 'Create one to send it with /v1/send, a campaign or a workflow.'}
         </EmptyState>
       )}
-      {rows.length > 0 && (
-        <DataTable label="Templates" rows={rows} rowKey={(t) => t.id} columns={columns} minWidth={640} busy={templates.isFetching} />
-      )}
+      {rows.length > 0 && <DataTable label="Templates" rows={rows} rowKey={(t) => t.id} columns={columns} minWidth={640} busy={templates.isFetching} />}
       {templates.data && totalPages > 1 && (
         <Group justify="space-between">
           <Button variant="default" disabled={page <= 1} onClick={() => setPage((p) => p - 1)}>

@@ -88,7 +88,7 @@ export function inputOf(draft: Draft) {
 
 export const sameDraft = (a: Draft, b: Draft) => (Object.keys(a) as (keyof Draft)[]).every((key) => a[key] === b[key]);
 
-/** A template syntax error's place (contract §5: 400 TEMPLATE_SYNTAX_ERROR naming line and column). */
+/** A template syntax error's place (docs/decisions/templates.md: 400 TEMPLATE_SYNTAX_ERROR naming line and column). */
 export type SyntaxErrorAt = { field: 'subject' | 'body' | undefined; line?: number; column?: number; message: string };
 
 export function syntaxErrorOf(error: unknown): SyntaxErrorAt | undefined {

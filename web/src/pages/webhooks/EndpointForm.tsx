@@ -2,8 +2,8 @@ import { Button, Group, Stack, Textarea, TextInput } from '@mantine/core';
 import { type FormEvent, useState } from 'react';
 import { asApiError } from '../../api/errors.ts';
 import { ErrorMessage } from '../../ui/ErrorMessage.tsx';
-import type { EndpointInput } from './webhooks.ts';
 import { EventsPicker } from './EventsPicker.tsx';
+import type { EndpointInput } from './webhooks.ts';
 
 type Props = {
   initial?: EndpointInput;
@@ -38,7 +38,16 @@ export function EndpointForm({ initial, submitLabel, pending, error, onSubmit, o
           error={apiError?.field('url')}
         />
         <EventsPicker value={events} onChange={setEvents} error={apiError?.field('events')} />
-        <Textarea name="description" label="Description" placeholder="Order service, production" defaultValue={initial?.description} autosize minRows={1} maxRows={4} error={apiError?.field('description')} />
+        <Textarea
+          name="description"
+          label="Description"
+          placeholder="Order service, production"
+          defaultValue={initial?.description}
+          autosize
+          minRows={1}
+          maxRows={4}
+          error={apiError?.field('description')}
+        />
         <ErrorMessage error={error} shownFields={['url', 'events', 'description']} />
         <Group justify="flex-end">
           <Button variant="default" onClick={onCancel}>

@@ -13,10 +13,19 @@ import { EndpointForm } from './EndpointForm.tsx';
 import { MessageLog } from './MessageLog.tsx';
 import { ReplayWindow } from './ReplayWindow.tsx';
 import { SecretModal } from './SecretModal.tsx';
-import { type Endpoint, type EndpointChange, fetchEndpoint, mayChangeWebhooks, time, webhookKeys } from './webhooks.ts';
 import { EventBadges } from './WebhooksPage.tsx';
+import { type Endpoint, type EndpointChange, fetchEndpoint, mayChangeWebhooks, time, webhookKeys } from './webhooks.ts';
 
-function ConfirmModal(props: { opened: boolean; title: string; children: React.ReactNode; confirm: string; error: unknown; pending: boolean; onConfirm: () => void; onClose: () => void }) {
+function ConfirmModal(props: {
+  opened: boolean;
+  title: string;
+  children: React.ReactNode;
+  confirm: string;
+  error: unknown;
+  pending: boolean;
+  onConfirm: () => void;
+  onClose: () => void;
+}) {
   return (
     <Modal opened={props.opened} onClose={props.onClose} title={props.title} centered>
       <Stack>
@@ -126,10 +135,27 @@ function EndpointDetails({ endpoint }: { endpoint: Endpoint }) {
           onCancel={edit.close}
         />
       </Modal>
-      <ConfirmModal opened={rotating} title="Rotate the signing secret?" confirm="Rotate secret" error={rotate.error} pending={rotate.isPending} onConfirm={() => rotate.mutate()} onClose={rotateDialog.close}>
-        A new secret is made and shown once. For 24 hours the old secret keeps signing beside it (two v1 signatures per message), so you can deploy the new one without losing a message.
+      <ConfirmModal
+        opened={rotating}
+        title="Rotate the signing secret?"
+        confirm="Rotate secret"
+        error={rotate.error}
+        pending={rotate.isPending}
+        onConfirm={() => rotate.mutate()}
+        onClose={rotateDialog.close}
+      >
+        A new secret is made and shown once. For 24 hours the old secret keeps signing beside it (two v1 signatures per message), so you can deploy the new one without losing a
+        message.
       </ConfirmModal>
-      <ConfirmModal opened={deleting} title="Delete this endpoint?" confirm="Delete endpoint" error={remove.error} pending={remove.isPending} onConfirm={() => remove.mutate()} onClose={deleteDialog.close}>
+      <ConfirmModal
+        opened={deleting}
+        title="Delete this endpoint?"
+        confirm="Delete endpoint"
+        error={remove.error}
+        pending={remove.isPending}
+        onConfirm={() => remove.mutate()}
+        onClose={deleteDialog.close}
+      >
         {endpoint.url} stops receiving events at once, and its message log is deleted with it.
       </ConfirmModal>
       <SecretModal secret={secret} title="Secret rotated" note="The previous secret keeps signing for 24 hours." onClose={() => setSecret(undefined)} />

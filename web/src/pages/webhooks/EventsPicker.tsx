@@ -3,7 +3,7 @@ import { useQuery } from '@tanstack/react-query';
 import { api, call } from '../../api/client.ts';
 import { useProject } from '../../shell/project.ts';
 
-/** The events the service records itself (api.md Events), offered before the project's own names. */
+/** The events the service records itself (the API reference (Events)), offered before the project's own names. */
 const FAMILIES = ['*', 'email.*', 'contact.*', 'segment.*'];
 const EMAIL_EVENTS = ['email.sent', 'email.delivered', 'email.opened', 'email.clicked', 'email.bounced', 'email.complained', 'email.failed', 'email.suppressed'];
 const CONTACT_EVENTS = ['contact.subscribed', 'contact.unsubscribed'];

@@ -7,8 +7,8 @@ import { EmptyState } from '../../ui/EmptyState.tsx';
 import { ErrorMessage } from '../../ui/ErrorMessage.tsx';
 import { LoadError } from '../../ui/LoadError.tsx';
 import { Loading } from '../../ui/Loading.tsx';
-import { TableScroll } from '../../ui/TableScroll.tsx';
 import { StatusBadge, type Tone } from '../../ui/StatusBadge.tsx';
+import { TableScroll } from '../../ui/TableScroll.tsx';
 import { fetchMessages, type Message, type MessageStatus, time, webhookKeys } from './webhooks.ts';
 
 const STATUS: Record<MessageStatus, { label: string; tone: Tone }> = {
@@ -130,14 +130,21 @@ export function MessageLog({ endpointId, mayReplay }: { endpointId: string; mayR
       <Stack gap="sm">
         <Group justify="space-between" gap="xs">
           <Title order={2} size="h4" id="message-log-title">
-            Message log {total !== undefined && <Text span c="dimmed" size="sm">({total})</Text>}
+            Message log{' '}
+            {total !== undefined && (
+              <Text span c="dimmed" size="sm">
+                ({total})
+              </Text>
+            )}
           </Title>
           <SegmentedControl size="xs" data={FILTERS} value={filter} onChange={setFilter} aria-label="Show messages" />
         </Group>
         {log.isPending && <Loading rows={3} label="Loading messages" />}
         {log.isError && <LoadError error={log.error} what="the message log" retry={() => log.refetch()} />}
         {log.isSuccess && messages.length === 0 && (
-          <EmptyState title={filter === 'all' ? 'No message yet' : `No ${filter} message`}>Each event this endpoint listens to becomes a message here, with every delivery attempt.</EmptyState>
+          <EmptyState title={filter === 'all' ? 'No message yet' : `No ${filter} message`}>
+            Each event this endpoint listens to becomes a message here, with every delivery attempt.
+          </EmptyState>
         )}
         {messages.length > 0 && (
           <Accordion multiple variant="separated" aria-label="Messages">

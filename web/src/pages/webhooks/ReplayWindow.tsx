@@ -34,10 +34,19 @@ export function ReplayWindow({ endpointId, disabled }: { endpointId: string; dis
             Replay failed messages
           </Title>
           <Text size="sm" c="dimmed">
-            After an outage on your side: every message of this window that failed is sent again now. Times are in your browser's time zone ({Intl.DateTimeFormat().resolvedOptions().timeZone}).
+            After an outage on your side: every message of this window that failed is sent again now. Times are in your browser's time zone (
+            {Intl.DateTimeFormat().resolvedOptions().timeZone}).
           </Text>
           <Group align="flex-start" gap="xs">
-            <TextInput type="datetime-local" name="since" label="From" required miw={210} disabled={disabled} error={missingSince ? 'Pick when the window starts.' : apiError?.field('since')} />
+            <TextInput
+              type="datetime-local"
+              name="since"
+              label="From"
+              required
+              miw={210}
+              disabled={disabled}
+              error={missingSince ? 'Pick when the window starts.' : apiError?.field('since')}
+            />
             <TextInput type="datetime-local" name="until" label="Until" description="Empty: until now" miw={210} disabled={disabled} error={apiError?.field('until')} />
             <Button type="submit" mt={25} variant="default" loading={replay.isPending} disabled={disabled}>
               Replay failed messages
@@ -46,7 +55,9 @@ export function ReplayWindow({ endpointId, disabled }: { endpointId: string; dis
           <ErrorMessage error={replay.error} shownFields={['since', 'until']} />
           {replay.data && (
             <Alert color="teal" role="status" p="xs">
-              {replay.data.count === 0 ? 'No failed message in that window.' : `${replay.data.count} failed ${replay.data.count === 1 ? 'message is' : 'messages are'} being sent again.`}
+              {replay.data.count === 0
+                ? 'No failed message in that window.'
+                : `${replay.data.count} failed ${replay.data.count === 1 ? 'message is' : 'messages are'} being sent again.`}
             </Alert>
           )}
         </Stack>

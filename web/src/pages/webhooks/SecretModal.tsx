@@ -11,7 +11,11 @@ export function SecretModal({ secret, title, note, onClose }: { secret: string |
       <Stack>
         <Alert color="red" title="Copy it now">
           This signing secret is shown only once. Store it with your server's configuration to verify the webhook-signature header.
-          {note && <Text size="sm" mt={4}>{note}</Text>}
+          {note && (
+            <Text size="sm" mt={4}>
+              {note}
+            </Text>
+          )}
         </Alert>
         <Group gap="xs" wrap="nowrap" align="center">
           <Code flex={1} style={{ wordBreak: 'break-all' }} aria-label="Signing secret">

@@ -138,7 +138,12 @@ function StepEdge({ id, sourceX, sourceY, targetX, targetY, sourcePosition, targ
             )}
             {!d.actions.readOnly && (
               <>
-                <ActionIcon size="sm" variant="default" onClick={() => d.actions.onAdd({ insertOn: { transitionId: id, label: d.describe } })} aria-label={`Insert a step between ${d.describe}`}>
+                <ActionIcon
+                  size="sm"
+                  variant="default"
+                  onClick={() => d.actions.onAdd({ insertOn: { transitionId: id, label: d.describe } })}
+                  aria-label={`Insert a step between ${d.describe}`}
+                >
                   +
                 </ActionIcon>
                 <ActionIcon size="sm" variant="default" c="red.9" onClick={() => d.actions.onDeleteEdge(id, d.describe)} aria-label={`Delete the connection ${d.describe}`}>
@@ -161,6 +166,7 @@ function StepEdge({ id, sourceX, sourceY, targetX, targetY, sourcePosition, targ
 /** Fits the whole graph in view again whenever its shape changes (a step added, an edge moved). */
 function FitOnChange({ shape }: { shape: string }) {
   const flow = useReactFlow();
+  // biome-ignore lint/correctness/useExhaustiveDependencies: `shape` is the trigger, not a value the effect reads
   useEffect(() => {
     const timer = setTimeout(() => void flow.fitView({ padding: 0.1 }), 60);
     return () => clearTimeout(timer);
@@ -179,10 +185,12 @@ function layout(graph: Graph): Map<string, { x: number; y: number }> {
   for (const step of graph.steps) g.setNode(step.id, { width: NODE_W, height: NODE_H });
   for (const t of graph.transitions) g.setEdge(t.fromStepId, t.toStepId);
   dagre.layout(g);
-  return new Map(graph.steps.map((s) => {
-    const n = g.node(s.id);
-    return [s.id, { x: n.x - NODE_W / 2, y: n.y - NODE_H / 2 }];
-  }));
+  return new Map(
+    graph.steps.map((s) => {
+      const n = g.node(s.id);
+      return [s.id, { x: n.x - NODE_W / 2, y: n.y - NODE_H / 2 }];
+    }),
+  );
 }
 
 /**
@@ -244,7 +252,7 @@ export function Canvas(props: {
     };
   });
   return (
-    <div style={{ height: 640, border: '1px solid var(--mantine-color-gray-4)', borderRadius: 8 }} role="region" aria-label={props.label}>
+    <section style={{ height: 640, border: '1px solid var(--mantine-color-gray-4)', borderRadius: 8 }} aria-label={props.label}>
       <ReactFlowProvider>
         <ReactFlow
           nodes={nodes}
@@ -265,6 +273,6 @@ export function Canvas(props: {
           <Controls showInteractive={false} />
         </ReactFlow>
       </ReactFlowProvider>
-    </div>
+    </section>
   );
 }

@@ -20,7 +20,11 @@ function toValues(type: StepType, config: Record<string, any>): Values {
     case 'WAIT_FOR_EVENT':
       return { eventName: config.eventName ?? '', timeoutSeconds: config.timeoutSeconds === undefined ? '' : String(config.timeoutSeconds) };
     case 'CONDITION':
-      return { field: config.field ?? '', operator: config.operator ?? 'equals', value: config.value === undefined ? '' : typeof config.value === 'string' ? config.value : JSON.stringify(config.value) };
+      return {
+        field: config.field ?? '',
+        operator: config.operator ?? 'equals',
+        value: config.value === undefined ? '' : typeof config.value === 'string' ? config.value : JSON.stringify(config.value),
+      };
     case 'WEBHOOK':
       return {
         url: config.url ?? '',
@@ -111,6 +115,7 @@ export function StepForm({
     queryFn: async () => (await call(api.GET('/templates'))).data,
     enabled: type === 'SEND_EMAIL',
   });
+  // biome-ignore lint/correctness/useExhaustiveDependencies: the config is compared by its JSON, not by identity (a refetch makes a new object)
   useEffect(() => {
     const saved = localStorage.getItem(draftKey);
     setValues(saved ? { ...toValues(type, config), ...JSON.parse(saved) } : toValues(type, config));

@@ -13,6 +13,7 @@ import { StatusBadge, type Tone } from '../../ui/StatusBadge.tsx';
 import { type AddTarget, Canvas, type Highlight } from './Canvas.tsx';
 import { clearDraft, StepForm } from './StepForm.tsx';
 import {
+  type AddableType,
   type ExecutionDetail,
   type ExecutionStatus,
   fetchExecution,
@@ -23,11 +24,10 @@ import {
   type Graph,
   type NewStep,
   type Simulation,
-  simulate,
   STEP_LABELS,
   STEP_TYPES,
   type StepType,
-  type AddableType,
+  simulate,
   time,
   workflowKeys,
 } from './workflows.ts';
@@ -113,7 +113,11 @@ export function Component() {
     queryFn: () => fetchExecutions(workflowId, (status ?? undefined) as ExecutionStatus | undefined),
     refetchInterval: 2000,
   });
-  const waitingList = useQuery({ queryKey: [...workflowKeys.executions(project.id, workflowId), 'WAITING-counts'], queryFn: () => fetchExecutions(workflowId, 'WAITING'), refetchInterval: 2000 });
+  const waitingList = useQuery({
+    queryKey: [...workflowKeys.executions(project.id, workflowId), 'WAITING-counts'],
+    queryFn: () => fetchExecutions(workflowId, 'WAITING'),
+    refetchInterval: 2000,
+  });
   const versions = useQuery({ queryKey: workflowKeys.versions(project.id, workflowId), queryFn: () => fetchVersions(workflowId) });
   const trace = useQuery({
     queryKey: [...workflowKeys.executions(project.id, workflowId), 'trace', traceId],
@@ -185,7 +189,16 @@ export function Component() {
       const step = graph.steps.find((s) => s.id === from)!;
       const used = new Set(graph.transitions.filter((t) => t.fromStepId === from).map((t) => t.branch));
       // A CONDITION's first free branch; a WAIT with a timeout: event, then timeout.
-      const branch = step.type === 'CONDITION' ? (used.has('yes') ? 'no' : 'yes') : step.type === 'WAIT_FOR_EVENT' && typeof step.config.timeoutSeconds === 'number' ? (used.has('event') ? 'timeout' : 'event') : null;
+      const branch =
+        step.type === 'CONDITION'
+          ? used.has('yes')
+            ? 'no'
+            : 'yes'
+          : step.type === 'WAIT_FOR_EVENT' && typeof step.config.timeoutSeconds === 'number'
+            ? used.has('event')
+              ? 'timeout'
+              : 'event'
+            : null;
       return call(api.POST('/workflows/{id}/transitions', { params: { path: { id: workflowId } }, body: { fromStepId: from, toStepId: to, branch } }));
     },
     onSuccess: async () => {
@@ -246,7 +259,18 @@ export function Component() {
   const names = new Map(graph.steps.map((s) => [s.id, s.name || STEP_LABELS[s.type]]));
   const waiting = new Map<string, number>();
   for (const e of waitingList.data?.data ?? []) if (e.currentStepId) waiting.set(e.currentStepId, (waiting.get(e.currentStepId) ?? 0) + 1);
-  const highlight = traceId && trace.data ? pathHighlight(trace.data.steps.map((s) => s.stepId), 'trace') : dryRun ? pathHighlight(dryRun.path.map((p) => p.stepId), 'dry-run') : undefined;
+  const highlight =
+    traceId && trace.data
+      ? pathHighlight(
+          trace.data.steps.map((s) => s.stepId),
+          'trace',
+        )
+      : dryRun
+        ? pathHighlight(
+            dryRun.path.map((p) => p.stepId),
+            'dry-run',
+          )
+        : undefined;
   const selectedStep = graph.steps.find((s) => s.id === selected);
   const templateNames = new Map((templates.data ?? []).map((t) => [t.id, t.name]));
   const shownExecutions = (executions.data?.data ?? []).filter((e) => searchContact === null || searchContact === undefined || e.contactId === searchContact);
@@ -381,12 +405,7 @@ export function Component() {
               <Stack gap="sm">
                 <Group grow align="flex-end">
                   <Select label="Status" placeholder="Any" data={STATUSES} value={status} onChange={setStatus} clearable />
-                  <TextInput
-                    label="Contact email"
-                    value={search}
-                    onChange={(e) => setSearch(e.currentTarget.value)}
-                    onKeyDown={(e) => e.key === 'Enter' && findContact.mutate()}
-                  />
+                  <TextInput label="Contact email" value={search} onChange={(e) => setSearch(e.currentTarget.value)} onKeyDown={(e) => e.key === 'Enter' && findContact.mutate()} />
                 </Group>
                 <Group gap="xs">
                   <Button size="xs" variant="default" onClick={() => findContact.mutate()}>

@@ -17,7 +17,9 @@ import { time, type Workflow, workflowKeys } from './workflows.ts';
 /** A copy of a workflow: the same trigger and graph, disabled (step ids are new, so edges are mapped). */
 async function duplicate(workflow: Workflow): Promise<Workflow> {
   const copy = await call(
-    api.POST('/workflows', { body: { name: `${workflow.name} (copy)`, description: workflow.description, eventName: workflow.triggerConfig.eventName ?? 'manual', allowReentry: workflow.allowReentry } }),
+    api.POST('/workflows', {
+      body: { name: `${workflow.name} (copy)`, description: workflow.description, eventName: workflow.triggerConfig.eventName ?? 'manual', allowReentry: workflow.allowReentry },
+    }),
   );
   const ids = new Map<string, string>([[workflow.steps.find((s) => s.type === 'TRIGGER')!.id, copy.steps[0]!.id]]);
   for (const step of workflow.steps) {
@@ -26,7 +28,12 @@ async function duplicate(workflow: Workflow): Promise<Workflow> {
     ids.set(step.id, added.id);
   }
   for (const t of workflow.transitions) {
-    await call(api.POST('/workflows/{id}/transitions', { params: { path: { id: copy.id } }, body: { fromStepId: ids.get(t.fromStepId)!, toStepId: ids.get(t.toStepId)!, branch: t.branch } }));
+    await call(
+      api.POST('/workflows/{id}/transitions', {
+        params: { path: { id: copy.id } },
+        body: { fromStepId: ids.get(t.fromStepId)!, toStepId: ids.get(t.toStepId)!, branch: t.branch },
+      }),
+    );
   }
   if (workflow.triggerType === 'MANUAL') await call(api.PATCH('/workflows/{id}', { params: { path: { id: copy.id } }, body: { triggerType: 'MANUAL' } }));
   return copy;
@@ -35,7 +42,8 @@ async function duplicate(workflow: Workflow): Promise<Workflow> {
 function deleteMessage(error: unknown): string | undefined {
   const e = asApiError(error);
   if (!e) return undefined;
-  if (e.status === 409) return `Contacts are still in this workflow (${(e.details as { active?: number } | undefined)?.active ?? 'some'} running or waiting). Cancel them from its Executions tab, or wait for them to finish, then delete it.`;
+  if (e.status === 409)
+    return `Contacts are still in this workflow (${(e.details as { active?: number } | undefined)?.active ?? 'some'} running or waiting). Cancel them from its Executions tab, or wait for them to finish, then delete it.`;
   return e.message;
 }
 
@@ -120,7 +128,13 @@ export function Component() {
                     <Table.Td>{time(w.updatedAt)}</Table.Td>
                     <Table.Td>
                       <Group gap="xs" wrap="nowrap">
-                        <Button size="xs" variant="default" onClick={() => copy.mutate(w)} loading={copy.isPending && copy.variables?.id === w.id} aria-label={`Duplicate ${w.name}`}>
+                        <Button
+                          size="xs"
+                          variant="default"
+                          onClick={() => copy.mutate(w)}
+                          loading={copy.isPending && copy.variables?.id === w.id}
+                          aria-label={`Duplicate ${w.name}`}
+                        >
                           Duplicate
                         </Button>
                         <Button

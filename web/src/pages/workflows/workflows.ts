@@ -34,8 +34,7 @@ export const workflowKeys = {
 };
 
 export const fetchWorkflow = (id: string) => call(api.GET('/workflows/{id}', { params: { path: { id } } }));
-export const fetchExecutions = (id: string, status?: ExecutionStatus) =>
-  call(api.GET('/workflows/{id}/executions', { params: { path: { id }, query: { status, limit: 100 } } }));
+export const fetchExecutions = (id: string, status?: ExecutionStatus) => call(api.GET('/workflows/{id}/executions', { params: { path: { id }, query: { status, limit: 100 } } }));
 export const fetchExecution = (id: string, executionId: string) => call(api.GET('/workflows/{id}/executions/{executionId}', { params: { path: { id, executionId } } }));
 export const fetchVersions = (id: string) => call(api.GET('/workflows/{id}/versions', { params: { path: { id } } }));
 export const simulate = (id: string, body: { contactId: string; event?: { name: string; data?: Record<string, unknown> } }) =>
@@ -50,14 +49,16 @@ export async function findContactByEmail(email: string) {
 /** The outcomes a step may have edges for, and the branch each edge carries. */
 export function outcomes(step: Step): Array<{ branch: string | null; label: string }> {
   if (step.type === 'EXIT') return [];
-  if (step.type === 'CONDITION') return [
-    { branch: 'yes', label: 'yes' },
-    { branch: 'no', label: 'no' },
-  ];
-  if (step.type === 'WAIT_FOR_EVENT' && typeof step.config.timeoutSeconds === 'number') return [
-    { branch: 'event', label: 'event' },
-    { branch: 'timeout', label: 'timeout' },
-  ];
+  if (step.type === 'CONDITION')
+    return [
+      { branch: 'yes', label: 'yes' },
+      { branch: 'no', label: 'no' },
+    ];
+  if (step.type === 'WAIT_FOR_EVENT' && typeof step.config.timeoutSeconds === 'number')
+    return [
+      { branch: 'event', label: 'event' },
+      { branch: 'timeout', label: 'timeout' },
+    ];
   return [{ branch: null, label: 'next' }];
 }
 

@@ -69,7 +69,12 @@ function TreeEditor({ tree, onChange, options, errors, path, name, onRemove }: T
         );
       })}
       <Group>
-        <Button size="xs" variant="default" aria-label={`Add group${name ? ` to ${name}` : ''}`} onClick={() => onChange({ ...tree, groups: [...tree.groups, { filters: [newFilter()] }] })}>
+        <Button
+          size="xs"
+          variant="default"
+          aria-label={`Add group${name ? ` to ${name}` : ''}`}
+          onClick={() => onChange({ ...tree, groups: [...tree.groups, { filters: [newFilter()] }] })}
+        >
           Add group
         </Button>
       </Group>
@@ -77,13 +82,21 @@ function TreeEditor({ tree, onChange, options, errors, path, name, onRemove }: T
   );
 }
 
-type GroupProps = { group: FilterGroup; onChange: (group: FilterGroup) => void; onRemove?: () => void; options: FieldOption[]; errors: Record<string, string>; path: string; name: string };
+type GroupProps = {
+  group: FilterGroup;
+  onChange: (group: FilterGroup) => void;
+  onRemove?: () => void;
+  options: FieldOption[];
+  errors: Record<string, string>;
+  path: string;
+  name: string;
+};
 
 function GroupEditor({ group, onChange, onRemove, options, errors, path, name }: GroupProps) {
   const setFilter = (index: number, filter: Filter | undefined) =>
     onChange({ ...group, filters: filter ? group.filters.map((f, i) => (i === index ? filter : f)) : group.filters.filter((_, i) => i !== index) });
   return (
-    <Paper withBorder p={{ base: "xs", sm: "sm" }} radius="md" component="fieldset" style={{ margin: 0 }} aria-label={capitalize(name)}>
+    <Paper withBorder p={{ base: 'xs', sm: 'sm' }} radius="md" component="fieldset" style={{ margin: 0 }} aria-label={capitalize(name)}>
       <Stack gap="xs">
         <Group justify="space-between" gap="xs">
           <Text size="sm" fw={600} component="legend" style={{ float: 'left', padding: 0 }}>
@@ -107,7 +120,7 @@ function GroupEditor({ group, onChange, onRemove, options, errors, path, name }:
           />
         ))}
         {group.conditions && (
-          <Paper p={{ base: 4, sm: "sm" }} radius="md" bg="var(--mantine-color-gray-0)">
+          <Paper p={{ base: 4, sm: 'sm' }} radius="md" bg="var(--mantine-color-gray-0)">
             <TreeEditor
               tree={group.conditions}
               onChange={(conditions) => onChange({ ...group, conditions })}
@@ -159,7 +172,15 @@ function FilterRow({ filter, onChange, onRemove, options, error, name }: FilterP
   return (
     <Stack gap={4}>
       <Group gap="xs" align="flex-end" wrap="wrap">
-        <NativeSelect label="Field" aria-label={`Field of ${name}`} data={fieldData} value={filter.field} onChange={(e) => chooseField(e.currentTarget.value)} miw={170} flex="1 1 170px" />
+        <NativeSelect
+          label="Field"
+          aria-label={`Field of ${name}`}
+          data={fieldData}
+          value={filter.field}
+          onChange={(e) => chooseField(e.currentTarget.value)}
+          miw={170}
+          flex="1 1 170px"
+        />
         <NativeSelect
           label="Condition"
           aria-label={`Condition of ${name}`}
@@ -172,8 +193,22 @@ function FilterRow({ filter, onChange, onRemove, options, error, name }: FilterP
         {input === 'value' && <ValueInput filter={filter} kind={field.kind} onChange={onChange} name={name} />}
         {input === 'duration' && (
           <>
-            <NumberInput label="Amount" aria-label={`Amount of ${name}`} min={1} value={typeof filter.value === 'number' ? filter.value : ''} onChange={(v) => onChange({ ...filter, value: typeof v === 'number' ? v : undefined })} w={100} />
-            <NativeSelect label="Unit" aria-label={`Unit of ${name}`} data={UNITS} value={filter.unit ?? 'days'} onChange={(e) => onChange({ ...filter, unit: e.currentTarget.value as Filter['unit'] })} w={120} />
+            <NumberInput
+              label="Amount"
+              aria-label={`Amount of ${name}`}
+              min={1}
+              value={typeof filter.value === 'number' ? filter.value : ''}
+              onChange={(v) => onChange({ ...filter, value: typeof v === 'number' ? v : undefined })}
+              w={100}
+            />
+            <NativeSelect
+              label="Unit"
+              aria-label={`Unit of ${name}`}
+              data={UNITS}
+              value={filter.unit ?? 'days'}
+              onChange={(e) => onChange({ ...filter, unit: e.currentTarget.value as Filter['unit'] })}
+              w={120}
+            />
           </>
         )}
         {onRemove && (
@@ -209,10 +244,36 @@ function ValueInput({ filter, kind, onChange, name }: { filter: Filter; kind: Fi
     );
   }
   if (kind === 'number') {
-    return <NumberInput label="Value" aria-label={label} value={typeof filter.value === 'number' ? filter.value : ''} onChange={(v) => onChange({ ...filter, value: typeof v === 'number' ? v : undefined })} w={140} />;
+    return (
+      <NumberInput
+        label="Value"
+        aria-label={label}
+        value={typeof filter.value === 'number' ? filter.value : ''}
+        onChange={(v) => onChange({ ...filter, value: typeof v === 'number' ? v : undefined })}
+        w={140}
+      />
+    );
   }
   if (kind === 'date') {
-    return <TextInput label="Value" aria-label={label} type="date" value={typeof filter.value === 'string' ? filter.value : ''} onChange={(e) => onChange({ ...filter, value: e.currentTarget.value })} w={170} />;
+    return (
+      <TextInput
+        label="Value"
+        aria-label={label}
+        type="date"
+        value={typeof filter.value === 'string' ? filter.value : ''}
+        onChange={(e) => onChange({ ...filter, value: e.currentTarget.value })}
+        w={170}
+      />
+    );
   }
-  return <TextInput label="Value" aria-label={label} value={filter.value === undefined ? '' : String(filter.value)} onChange={(e) => onChange({ ...filter, value: e.currentTarget.value })} miw={160} flex="1 1 160px" />;
+  return (
+    <TextInput
+      label="Value"
+      aria-label={label}
+      value={filter.value === undefined ? '' : String(filter.value)}
+      onChange={(e) => onChange({ ...filter, value: e.currentTarget.value })}
+      miw={160}
+      flex="1 1 160px"
+    />
+  );
 }

@@ -23,9 +23,7 @@ export function useFieldOptions(projectId: string, exceptSegment?: string) {
   const segments = useQuery({ queryKey: ['segments', projectId, 'list'], queryFn: () => call(api.GET('/segments')), staleTime: 30_000 });
   const options: FieldOption[] = [
     ...STANDARD,
-    ...(fields.data?.data ?? [])
-      .filter((f) => !f.standard)
-      .map((f) => ({ value: `data.${f.name}`, label: f.name, kind: f.type as FieldKind, group: 'Contact data' })),
+    ...(fields.data?.data ?? []).filter((f) => !f.standard).map((f) => ({ value: `data.${f.name}`, label: f.name, kind: f.type as FieldKind, group: 'Contact data' })),
     ...(events.data?.data ?? []).map((e) => ({ value: `event.${e.name}`, label: e.name, kind: 'event' as const, group: 'Events' })),
     ...EMAIL_ACTIVITIES.map((a) => ({ value: `email.${a}`, label: `Email ${a}`, kind: 'event' as const, group: 'Email activity' })),
     ...(segments.data ?? []).filter((s) => s.id !== exceptSegment).map((s) => ({ value: `segment.${s.id}`, label: s.name, kind: 'segment' as const, group: 'Segments' })),

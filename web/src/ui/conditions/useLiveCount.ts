@@ -17,7 +17,8 @@ export function useLiveCount(projectId: string, tree: Tree | undefined, delayMs 
   const [debounced] = useDebouncedValue(key, delayMs);
   const query = useQuery({
     queryKey: ['conditions', projectId, 'count', debounced],
-    queryFn: () => call(api.POST('/campaigns/audience', { body: { audienceType: 'FILTERED', type: 'TRANSACTIONAL', audienceCondition: JSON.parse(debounced!) as Record<string, unknown> } })),
+    queryFn: () =>
+      call(api.POST('/campaigns/audience', { body: { audienceType: 'FILTERED', type: 'TRANSACTIONAL', audienceCondition: JSON.parse(debounced!) as Record<string, unknown> } })),
     enabled: debounced !== undefined,
     placeholderData: keepPreviousData,
     retry: false,
