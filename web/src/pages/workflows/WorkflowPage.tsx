@@ -1,6 +1,6 @@
 import { Alert, Anchor, Badge, Button, Grid, Group, List, Modal, Paper, Select, SimpleGrid, Stack, Switch, Tabs, Text, Textarea, TextInput, Title } from '@mantine/core';
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
-import { useState } from 'react';
+import { useEffect, useState } from 'react';
 import { Link, useParams } from 'react-router';
 import { api, call } from '../../api/client.ts';
 import { asApiError } from '../../api/errors.ts';
@@ -87,12 +87,23 @@ function TraceList({ detail, names }: { detail: ExecutionDetail; names: Map<stri
   );
 }
 
+function savedView(key: string): { tab?: string; selected?: string } {
+  try {
+    return JSON.parse(localStorage.getItem(key) ?? '{}');
+  } catch {
+    return {};
+  }
+}
+
 export function Component() {
   const project = useProject();
   const { workflowId = '' } = useParams();
   const queryClient = useQueryClient();
-  const [tab, setTab] = useState<string | null>('step');
-  const [selected, setSelected] = useState<string>();
+  // The open side tab and step come back after a reload, with the step form's unsaved draft (docs/workflow-canvas.md).
+  const viewKey = `workflow:${workflowId}:view`;
+  const [tab, setTab] = useState<string | null>(() => savedView(viewKey).tab ?? 'step');
+  const [selected, setSelected] = useState<string | undefined>(() => savedView(viewKey).selected);
+  useEffect(() => localStorage.setItem(viewKey, JSON.stringify({ tab, selected })), [viewKey, tab, selected]);
   const [adding, setAdding] = useState<AddTarget>();
   const [addType, setAddType] = useState<AddableType>();
   const [stepErrors, setStepErrors] = useState(new Map<string, string>());
@@ -388,6 +399,7 @@ export function Component() {
                       draftKey={`workflow:${workflowId}:${selectedStep.id}`}
                       submitLabel="Save step"
                       readOnly={readOnly}
+                      eventName={workflow.data?.triggerConfig.eventName}
                       pending={patchStep.isPending}
                       error={patchStep.error}
                       onSubmit={(config) => patchStep.mutate({ stepId: selectedStep.id, config })}
@@ -582,6 +594,7 @@ export function Component() {
                 config={{}}
                 draftKey={`workflow:${workflowId}:new:${addType}`}
                 submitLabel="Add step"
+                eventName={workflow.data?.triggerConfig.eventName}
                 pending={addStep.isPending}
                 error={addStep.error}
                 onCancel={() => setAddType(undefined)}
