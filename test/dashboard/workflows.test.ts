@@ -104,6 +104,29 @@ describe('Dashboard: workflows', BROWSER_PASS, () => {
         for (const name of ['Trigger', 'Condition', 'Delay', 'Send email', 'Exit']) await canvas.getByRole('button', { name: `Open step ${name}` }).waitFor();
         await assertAccessible(page, 'the workflow canvas');
       });
+      await step(page, 'insert a step, undo it with the button, redo it with Ctrl+Shift+Z, undo it with Ctrl+Z', async () => {
+        const graphNow = async () => {
+          const g = (await project.api.get('/workflows')).body.data[0] as { steps: { id: string; type: string }[]; transitions: { fromStepId: string; toStepId: string }[] };
+          const typeOf = (id: string) => g.steps.find((s) => s.id === id)!.type;
+          return { types: g.steps.map((s) => s.type).sort(), edges: g.transitions.map((t) => `${typeOf(t.fromStepId)}→${typeOf(t.toStepId)}`).sort() };
+        };
+        const before = await graphNow();
+        await addStep(page, 'Insert a step between Delay and Send email', 'Update contact', async (dialog) => {
+          await dialog.getByRole('textbox', { name: 'Data (JSON)' }).fill('{"stage": "upgraded — 升级"}');
+        });
+        const inserted = await graphNow();
+        assert.ok(inserted.edges.includes('DELAY→UPDATE_CONTACT') && inserted.edges.includes('UPDATE_CONTACT→SEND_EMAIL'), inserted.edges.join(', '));
+        await page.getByRole('button', { name: 'Undo add Update contact' }).click();
+        await page.getByRole('button', { name: 'Redo add Update contact' }).waitFor();
+        assert.deepEqual(await graphNow(), before);
+        await page.keyboard.press('Control+Shift+Z');
+        await page.getByRole('button', { name: 'Undo add Update contact' }).waitFor();
+        assert.deepEqual(await graphNow(), inserted);
+        await page.keyboard.press('Control+Z');
+        await page.getByRole('button', { name: 'Redo add Update contact' }).waitFor();
+        assert.deepEqual(await graphNow(), before);
+        await assertAccessible(page, 'the canvas with undo and redo');
+      });
       await step(page, 'enable it', async () => {
         await page.getByRole('switch', { name: 'Enable the workflow' }).click();
         await page.getByRole('switch', { name: 'Disable the workflow' }).waitFor();
@@ -206,6 +229,22 @@ describe('Dashboard: workflows', BROWSER_PASS, () => {
       });
       const saved = (await project.api.get(`/workflows/${flow.id}`)).body.steps.find((s: { id: string }) => s.id === condition);
       assert.deepEqual(saved.config, { field: 'data.plan', operator: 'equals', value: 'エンタープライズ' });
+
+      await step(page, 'Delete on a focused step asks, then deletes it', async () => {
+        const asked = new Promise<string>((resolve) =>
+          page.once('dialog', async (dialog) => {
+            resolve(dialog.message());
+            await dialog.accept();
+          }),
+        );
+        await page.getByRole('region', { name: 'Workflow canvas' }).getByRole('button', { name: 'Open step Thank-you email' }).focus();
+        await page.keyboard.press('Delete');
+        assert.match(await asked, /^Delete the step Thank-you email\?/);
+        await page.getByRole('region', { name: 'Workflow canvas' }).getByRole('button', { name: 'Open step Thank-you email' }).waitFor({ state: 'detached' });
+        await page.getByRole('button', { name: 'Undo delete Send email' }).waitFor();
+      });
+      const left = (await project.api.get(`/workflows/${flow.id}`)).body.steps.map((s: { type: string }) => s.type).sort();
+      assert.deepEqual(left, ['CONDITION', 'EXIT', 'TRIGGER']);
     } finally {
       await page.context().close();
     }
