@@ -86,6 +86,7 @@ describe('Dashboard: workflows', BROWSER_PASS, () => {
           await dialog.getByRole('combobox', { name: 'Condition of the condition' }).selectOption({ label: 'is' });
           await dialog.getByRole('textbox', { name: 'Value of the condition' }).fill('pro');
           await assertAccessible(page, 'the condition step form');
+          await screenshot(page, 'workflow-condition');
         });
         await addStep(page, 'Add a step after Condition on yes', 'Delay', async (dialog) => {
           await dialog.getByRole('textbox', { name: 'Wait' }).fill('1');
