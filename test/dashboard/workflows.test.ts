@@ -61,6 +61,11 @@ describe('Dashboard: workflows', BROWSER_PASS, () => {
   test('a user draws TRIGGER → CONDITION → (yes) DELAY → SEND_EMAIL, (no) EXIT by mouse, enables it, and follows two contacts to COMPLETED and EXITED', async () => {
     const { project, from } = await projectWithSender(server.url, dns);
     const template = await welcomeTemplate(project, from);
+    // The contacts exist first, so the condition's field picker knows their data key `plan`.
+    const proContact = await project.api.post('/contacts', { email: 'amara@example.org', data: { plan: 'pro', firstName: 'Amara' } });
+    const freeContact = await project.api.post('/contacts', { email: 'lin.wei@example.cn', data: { plan: 'free', firstName: '李伟' } });
+    assert.equal(proContact.status, 201, proContact.text);
+    const [pro, free] = [proContact.body.id as string, freeContact.body.id as string];
     const page = await pageAs(ui.browser, server.url, project.owner);
     try {
       await step(page, 'create the workflow', async () => {
@@ -76,8 +81,12 @@ describe('Dashboard: workflows', BROWSER_PASS, () => {
       });
       await step(page, 'draw the graph', async () => {
         await addStep(page, 'Add a step after Trigger', 'Condition', async (dialog) => {
-          await dialog.getByRole('textbox', { name: 'Field' }).fill('data.plan');
-          await dialog.getByRole('textbox', { name: 'Value' }).fill('pro');
+          // The shared filter row: a field from the contact's data, an operator fitting a text field.
+          await dialog.getByRole('combobox', { name: 'Field of the condition' }).selectOption({ label: 'plan' });
+          await dialog.getByRole('combobox', { name: 'Condition of the condition' }).selectOption({ label: 'is' });
+          await dialog.getByRole('textbox', { name: 'Value of the condition' }).fill('pro');
+          await assertAccessible(page, 'the condition step form');
+          await screenshot(page, 'workflow-condition');
         });
         await addStep(page, 'Add a step after Condition on yes', 'Delay', async (dialog) => {
           await dialog.getByRole('textbox', { name: 'Wait' }).fill('1');
@@ -86,6 +95,8 @@ describe('Dashboard: workflows', BROWSER_PASS, () => {
         await addStep(page, 'Add a step after Delay', 'Send email', async (dialog) => {
           await choose(page, dialog, 'Template', template.name);
           await dialog.getByText('Subject: Welcome to Pro').waitFor();
+          await dialog.getByText('Preview (without a contact): Welcome to Pro').waitFor();
+          await dialog.frameLocator('iframe[title="Preview of the template Pro welcome"]').getByRole('heading', { name: 'Thanks for upgrading' }).waitFor();
         });
         await addStep(page, 'Add a step after Condition on no', 'Exit', async (dialog) => {
           await dialog.getByRole('textbox', { name: 'Reason' }).fill('not on Pro');
@@ -94,18 +105,39 @@ describe('Dashboard: workflows', BROWSER_PASS, () => {
         for (const name of ['Trigger', 'Condition', 'Delay', 'Send email', 'Exit']) await canvas.getByRole('button', { name: `Open step ${name}` }).waitFor();
         await assertAccessible(page, 'the workflow canvas');
       });
+      await step(page, 'insert a step, undo it with the button, redo it with Ctrl+Shift+Z, undo it with Ctrl+Z', async () => {
+        const graphNow = async () => {
+          const g = (await project.api.get('/workflows')).body.data[0] as { steps: { id: string; type: string }[]; transitions: { fromStepId: string; toStepId: string }[] };
+          const typeOf = (id: string) => g.steps.find((s) => s.id === id)!.type;
+          return { types: g.steps.map((s) => s.type).sort(), edges: g.transitions.map((t) => `${typeOf(t.fromStepId)}→${typeOf(t.toStepId)}`).sort() };
+        };
+        const before = await graphNow();
+        await addStep(page, 'Insert a step between Delay and Send email', 'Update contact', async (dialog) => {
+          await dialog.getByRole('textbox', { name: 'Data (JSON)' }).fill('{"stage": "upgraded — 升级"}');
+        });
+        const inserted = await graphNow();
+        assert.ok(inserted.edges.includes('DELAY→UPDATE_CONTACT') && inserted.edges.includes('UPDATE_CONTACT→SEND_EMAIL'), inserted.edges.join(', '));
+        await page.getByRole('button', { name: 'Undo add Update contact' }).click();
+        await page.getByRole('button', { name: 'Redo add Update contact' }).waitFor();
+        assert.deepEqual(await graphNow(), before);
+        await page.keyboard.press('Control+Shift+Z');
+        await page.getByRole('button', { name: 'Undo add Update contact' }).waitFor();
+        assert.deepEqual(await graphNow(), inserted);
+        await page.keyboard.press('Control+Z');
+        await page.getByRole('button', { name: 'Redo add Update contact' }).waitFor();
+        assert.deepEqual(await graphNow(), before);
+        await assertAccessible(page, 'the canvas with undo and redo');
+      });
       await step(page, 'enable it', async () => {
         await page.getByRole('switch', { name: 'Enable the workflow' }).click();
         await page.getByRole('switch', { name: 'Disable the workflow' }).waitFor();
       });
       const graph = (await project.api.get('/workflows')).body.data[0];
       assert.deepEqual(graph.steps.map((s: { type: string }) => s.type).sort(), ['CONDITION', 'DELAY', 'EXIT', 'SEND_EMAIL', 'TRIGGER']);
+      const condition = graph.steps.find((s: { type: string }) => s.type === 'CONDITION');
+      assert.deepEqual(condition.config, { field: 'data.plan', operator: 'equals', value: 'pro' });
       assert.deepEqual(graph.transitions.map((t: { branch: string | null }) => t.branch ?? 'next').sort(), ['next', 'next', 'no', 'yes']);
 
-      const proContact = await project.api.post('/contacts', { email: 'amara@example.org', data: { plan: 'pro', firstName: 'Amara' } });
-      const freeContact = await project.api.post('/contacts', { email: 'lin.wei@example.cn', data: { plan: 'free', firstName: '李伟' } });
-      assert.equal(proContact.status, 201, proContact.text);
-      const [pro, free] = [proContact.body.id as string, freeContact.body.id as string];
       await track(project.publicApi, 'amara@example.org', 'plan-chosen');
       await track(project.publicApi, 'lin.wei@example.cn', 'plan-chosen');
       const done = await waitForExecution(project.api, graph.id, pro, ['COMPLETED', 'EXITED', 'FAILED'], 60_000);
@@ -183,6 +215,37 @@ describe('Dashboard: workflows', BROWSER_PASS, () => {
         [flow.triggerId, condition, send],
       );
       assert.equal(real.status, dry.body.result);
+
+      await step(page, 'an unsaved edit of the condition survives a reload', async () => {
+        await page.getByRole('region', { name: 'Workflow canvas' }).getByRole('button', { name: 'Open step Is Pro?' }).click();
+        const form = page.getByRole('form', { name: 'Condition settings' });
+        await form.getByRole('textbox', { name: 'Value of the condition' }).fill('エンタープライズ');
+        await page.reload();
+        await page.getByText('Unsaved changes restored').waitFor();
+        const restored = page.getByRole('form', { name: 'Condition settings' });
+        assert.equal(await restored.getByRole('textbox', { name: 'Value of the condition' }).inputValue(), 'エンタープライズ');
+        assert.equal((await project.api.get(`/workflows/${flow.id}`)).body.steps.find((s: { id: string }) => s.id === condition).config.value, 'pro');
+        await restored.getByRole('button', { name: 'Save step' }).click();
+        await page.getByText('Unsaved changes restored').waitFor({ state: 'detached' });
+      });
+      const saved = (await project.api.get(`/workflows/${flow.id}`)).body.steps.find((s: { id: string }) => s.id === condition);
+      assert.deepEqual(saved.config, { field: 'data.plan', operator: 'equals', value: 'エンタープライズ' });
+
+      await step(page, 'Delete on a focused step asks, then deletes it', async () => {
+        const asked = new Promise<string>((resolve) =>
+          page.once('dialog', async (dialog) => {
+            resolve(dialog.message());
+            await dialog.accept();
+          }),
+        );
+        await page.getByRole('region', { name: 'Workflow canvas' }).getByRole('button', { name: 'Open step Thank-you email' }).focus();
+        await page.keyboard.press('Delete');
+        assert.match(await asked, /^Delete the step Thank-you email\?/);
+        await page.getByRole('region', { name: 'Workflow canvas' }).getByRole('button', { name: 'Open step Thank-you email' }).waitFor({ state: 'detached' });
+        await page.getByRole('button', { name: 'Undo delete Send email' }).waitFor();
+      });
+      const left = (await project.api.get(`/workflows/${flow.id}`)).body.steps.map((s: { type: string }) => s.type).sort();
+      assert.deepEqual(left, ['CONDITION', 'EXIT', 'TRIGGER']);
     } finally {
       await page.context().close();
     }

@@ -34,6 +34,8 @@ type Actions = {
   onAdd: (target: AddTarget) => void;
   onSelect: (stepId: string) => void;
   onDeleteEdge: (transitionId: string, label: string) => void;
+  /** Delete pressed on a focused step: the page asks, then deletes it joining its neighbours. */
+  onDeleteStep: (stepId: string, label: string) => void;
 };
 
 type StepData = {
@@ -85,6 +87,13 @@ function StepNode({ data }: NodeProps<Node<StepData>>) {
           className="nodrag"
           justify="start"
           onClick={() => actions.onSelect(step.id)}
+          onKeyDown={(e) => {
+            if (e.key !== 'Delete' || actions.readOnly || step.type === 'TRIGGER') return;
+            e.preventDefault();
+            e.stopPropagation();
+            actions.onDeleteStep(step.id, data.title);
+          }}
+          aria-keyshortcuts={step.type === 'TRIGGER' || actions.readOnly ? undefined : 'Delete'}
           aria-label={`Open step ${data.title}`}
           styles={{ label: { whiteSpace: 'normal', textAlign: 'left' } }}
         >
@@ -211,11 +220,12 @@ export function Canvas(props: {
   onAdd: (target: AddTarget) => void;
   onSelect: (stepId: string) => void;
   onDeleteEdge: (transitionId: string, label: string) => void;
+  onDeleteStep: (stepId: string, label: string) => void;
   onConnect: (fromStepId: string, toStepId: string) => void;
   label: string;
 }) {
   const { graph, readOnly, templates, waiting, stepErrors, edgeErrors, selected, highlight } = props;
-  const actions: Actions = { readOnly, onAdd: props.onAdd, onSelect: props.onSelect, onDeleteEdge: props.onDeleteEdge };
+  const actions: Actions = { readOnly, onAdd: props.onAdd, onSelect: props.onSelect, onDeleteEdge: props.onDeleteEdge, onDeleteStep: props.onDeleteStep };
   const positions = useMemo(() => layout(graph), [graph]);
   const byId = new Map(graph.steps.map((s) => [s.id, s]));
   const nodes: Node<StepData>[] = graph.steps.map((step) => {

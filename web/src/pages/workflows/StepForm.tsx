@@ -3,12 +3,45 @@ import { useQuery } from '@tanstack/react-query';
 import { useEffect, useState } from 'react';
 import { api, call } from '../../api/client.ts';
 import { asApiError } from '../../api/errors.ts';
+import { FilterRow } from '../../ui/conditions/ConditionBuilder.tsx';
+import type { FieldOption } from '../../ui/conditions/fields.ts';
+import { type FieldKind, type Filter, newFilter } from '../../ui/conditions/tree.ts';
 import { ErrorMessage } from '../../ui/ErrorMessage.tsx';
 import { STEP_LABELS, type StepType } from './workflows.ts';
 
 type Values = Record<string, string>;
 
-const OPERATORS = ['equals', 'notEquals', 'contains', 'notContains', 'greaterThan', 'lessThan', 'greaterThanOrEqual', 'lessThanOrEqual', 'exists', 'notExists'];
+/** The operators a CONDITION step takes (the server's list; the builder's time, event and segment operators are not among them). */
+const CONDITION_OPERATORS = ['equals', 'notEquals', 'contains', 'notContains', 'greaterThan', 'lessThan', 'greaterThanOrEqual', 'lessThanOrEqual', 'exists', 'notExists'];
+const FIELD_KINDS: Record<string, FieldKind> = { string: 'string', number: 'number', boolean: 'boolean', date: 'date' };
+
+/**
+ * The fields a CONDITION can test, for the shared filter row (docs/workflow-canvas.md): the
+ * contact's email and subscription, its data keys, and the trigger event's data keys, as
+ * GET /workflows/fields lists them. A field the lists do not know (a `context.<key>` set through
+ * the API) is kept as it is.
+ */
+function useConditionOptions(enabled: boolean, eventName: string | undefined, current: string): FieldOption[] {
+  const fields = useQuery({
+    queryKey: ['workflow-condition-fields', eventName ?? ''],
+    queryFn: () => call(api.GET('/workflows/fields', { params: { query: eventName ? { eventName } : {} } })),
+    enabled,
+    staleTime: 60_000,
+  });
+  const options: FieldOption[] = (fields.data?.fields ?? []).map((f) => ({
+    value: f.field,
+    label: f.field === 'email' ? 'Email address' : f.field === 'subscribed' ? 'Subscribed' : f.field.replace(/^(data|event)\./, ''),
+    kind: FIELD_KINDS[f.type] ?? 'string',
+    group: f.source === 'event' ? `Trigger event${eventName ? ` ${eventName}` : ''}` : f.source === 'data' ? 'Contact data' : 'Contact',
+  }));
+  if (current && !options.some((o) => o.value === current)) options.push({ value: current, label: current, kind: current === 'subscribed' ? 'boolean' : 'string', group: 'Other' });
+  if (!options.some((o) => o.value === 'email')) options.unshift({ value: 'email', label: 'Email address', kind: 'string', group: 'Contact' });
+  return options;
+}
+
+/** The filter row's value of a CONDITION config, and back: CONDITION stores one filter, not a tree. */
+const toFilter = (config: Record<string, any>): Filter =>
+  config.field ? { field: config.field, operator: config.operator ?? 'equals', ...(config.value === undefined ? {} : { value: config.value }) } : newFilter();
 
 /** The form's text values from a step's config. */
 function toValues(type: StepType, config: Record<string, any>): Values {
@@ -20,11 +53,7 @@ function toValues(type: StepType, config: Record<string, any>): Values {
     case 'WAIT_FOR_EVENT':
       return { eventName: config.eventName ?? '', timeoutSeconds: config.timeoutSeconds === undefined ? '' : String(config.timeoutSeconds) };
     case 'CONDITION':
-      return {
-        field: config.field ?? '',
-        operator: config.operator ?? 'equals',
-        value: config.value === undefined ? '' : typeof config.value === 'string' ? config.value : JSON.stringify(config.value),
-      };
+      return { filter: JSON.stringify(toFilter(config)) };
     case 'WEBHOOK':
       return {
         url: config.url ?? '',
@@ -49,13 +78,6 @@ function json(text: string, what: string): unknown {
   }
 }
 
-/** A typed value for a CONDITION: numbers, true/false as such, anything else as text. */
-function conditionValue(text: string): unknown {
-  if (/^-?\d+(\.\d+)?$/.test(text.trim())) return Number(text);
-  if (text === 'true' || text === 'false') return text === 'true';
-  return text;
-}
-
 /** The config the API takes, from the form's values (the server checks it and names what is wrong). */
 function toConfig(type: StepType, v: Values): Record<string, unknown> {
   switch (type) {
@@ -65,8 +87,11 @@ function toConfig(type: StepType, v: Values): Record<string, unknown> {
       return { amount: Number(v.amount), unit: v.unit };
     case 'WAIT_FOR_EVENT':
       return { eventName: v.eventName, ...(v.timeoutSeconds ? { timeoutSeconds: Number(v.timeoutSeconds) } : {}) };
-    case 'CONDITION':
-      return { field: v.field, operator: v.operator, ...(v.operator === 'exists' || v.operator === 'notExists' ? {} : { value: conditionValue(v.value ?? '') }) };
+    case 'CONDITION': {
+      const filter = JSON.parse(v.filter ?? 'null') as Filter | null;
+      if (!filter) return {};
+      return { field: filter.field, operator: filter.operator, ...(filter.value === undefined ? {} : { value: filter.value }) };
+    }
     case 'WEBHOOK': {
       const body = v.body?.trim() ? (v.body.trim().startsWith('{') ? json(v.body, 'Body') : v.body) : undefined;
       return { url: v.url, method: v.method, ...(v.headers?.trim() ? { headers: json(v.headers, 'Headers') } : {}), ...(body === undefined ? {} : { body }) };
@@ -92,6 +117,7 @@ export function StepForm({
   pending,
   error,
   readOnly,
+  eventName,
   onSubmit,
   onCancel,
 }: {
@@ -102,6 +128,8 @@ export function StepForm({
   pending: boolean;
   error: unknown;
   readOnly?: boolean;
+  /** The trigger event, whose data keys a CONDITION can test. */
+  eventName?: string;
   onSubmit: (config: Record<string, unknown>) => void;
   onCancel?: () => void;
 }) {
@@ -110,6 +138,11 @@ export function StepForm({
     return saved ? { ...toValues(type, config), ...JSON.parse(saved) } : toValues(type, config);
   });
   const [local, setLocal] = useState<string>();
+  // Said once on the page when a reload brought back edits that differ from what the server holds.
+  const [restored, setRestored] = useState(() => {
+    const saved = localStorage.getItem(draftKey);
+    return !readOnly && !!saved && JSON.stringify({ ...toValues(type, config), ...JSON.parse(saved) }) !== JSON.stringify(toValues(type, config));
+  });
   const templates = useQuery({
     queryKey: ['templates-for-steps'],
     queryFn: async () => (await call(api.GET('/templates'))).data,
@@ -130,12 +163,23 @@ export function StepForm({
   const submit = () => {
     try {
       setLocal(undefined);
+      setRestored(false);
       onSubmit(toConfig(type, values));
     } catch (e) {
       setLocal((e as Error).message);
     }
   };
+  const filter: Filter = type === 'CONDITION' ? (JSON.parse(values.filter ?? 'null') ?? newFilter()) : newFilter();
+  const conditionOptions = useConditionOptions(type === 'CONDITION', eventName, filter.field);
+  const conditionError = ['field', 'operator', 'value'].map(fieldError).find(Boolean);
   const template = templates.data?.find((t) => t.id === values.templateId);
+  // The chosen template rendered by the server as sending would (POST /templates/{id}/preview), shown in a sandboxed frame.
+  const preview = useQuery({
+    queryKey: ['template-preview-for-step', values.templateId],
+    queryFn: async () => call(api.POST('/templates/{id}/preview', { params: { path: { id: values.templateId! } }, body: {} })),
+    enabled: type === 'SEND_EMAIL' && !!template,
+    staleTime: 30_000,
+  });
 
   return (
     <form
@@ -146,6 +190,11 @@ export function StepForm({
       aria-label={`${STEP_LABELS[type]} settings`}
     >
       <Stack gap="sm">
+        {restored && (
+          <Text size="sm" c="blue.9" role="status">
+            Unsaved changes restored. Save the step to keep them.
+          </Text>
+        )}
         {type === 'SEND_EMAIL' && (
           <>
             <Select
@@ -162,6 +211,17 @@ export function StepForm({
               <Text size="sm" c="dimmed">
                 Subject: {template.subject} · from {template.from}
               </Text>
+            )}
+            {template && preview.data && (
+              <Stack gap={4}>
+                <Text size="sm">Preview (without a contact): {preview.data.subject}</Text>
+                <iframe
+                  title={`Preview of the template ${template.name}`}
+                  sandbox=""
+                  srcDoc={preview.data.html}
+                  style={{ width: '100%', height: 220, border: '1px solid var(--mantine-color-gray-4)', borderRadius: 4, background: 'white' }}
+                />
+              </Stack>
             )}
             <TextInput label="Send to" description="Leave empty to send to the contact." {...text('to')} error={fieldError('to')} />
           </>
@@ -187,11 +247,19 @@ export function StepForm({
           </>
         )}
         {type === 'CONDITION' && (
-          <>
-            <TextInput label="Field" description="email, subscribed, data.<key>, event.<key> or context.<key>" required {...text('field')} error={fieldError('field')} />
-            <Select label="Operator" data={OPERATORS} value={values.operator} onChange={set('operator')} allowDeselect={false} readOnly={readOnly} error={fieldError('operator')} />
-            {values.operator !== 'exists' && values.operator !== 'notExists' && <TextInput label="Value" {...text('value')} error={fieldError('value')} />}
-          </>
+          <fieldset disabled={readOnly} style={{ border: 0, margin: 0, padding: 0, minWidth: 0 }}>
+            <Text size="sm" component="legend" mb={4}>
+              Contacts matching this filter take the yes way; the others take no.
+            </Text>
+            <FilterRow
+              filter={filter}
+              onChange={(next) => set('filter')(JSON.stringify(next))}
+              options={conditionOptions}
+              allowedOperators={CONDITION_OPERATORS}
+              error={typeof conditionError === 'string' ? conditionError : undefined}
+              name="the condition"
+            />
+          </fieldset>
         )}
         {type === 'WEBHOOK' && (
           <>

@@ -1,6 +1,6 @@
 import { Alert, Anchor, Badge, Button, Grid, Group, List, Modal, Paper, Select, SimpleGrid, Stack, Switch, Tabs, Text, Textarea, TextInput, Title } from '@mantine/core';
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
-import { useState } from 'react';
+import { useEffect, useRef, useState } from 'react';
 import { Link, useParams } from 'react-router';
 import { api, call } from '../../api/client.ts';
 import { asApiError } from '../../api/errors.ts';
@@ -11,6 +11,7 @@ import { Loading } from '../../ui/Loading.tsx';
 import { PageHeader } from '../../ui/PageHeader.tsx';
 import { StatusBadge, type Tone } from '../../ui/StatusBadge.tsx';
 import { type AddTarget, Canvas, type Highlight } from './Canvas.tsx';
+import { useUndoHistory } from './history.ts';
 import { clearDraft, StepForm } from './StepForm.tsx';
 import {
   type AddableType,
@@ -28,6 +29,7 @@ import {
   STEP_TYPES,
   type StepType,
   simulate,
+  type Transition,
   time,
   workflowKeys,
 } from './workflows.ts';
@@ -87,12 +89,23 @@ function TraceList({ detail, names }: { detail: ExecutionDetail; names: Map<stri
   );
 }
 
+function savedView(key: string): { tab?: string; selected?: string } {
+  try {
+    return JSON.parse(localStorage.getItem(key) ?? '{}');
+  } catch {
+    return {};
+  }
+}
+
 export function Component() {
   const project = useProject();
   const { workflowId = '' } = useParams();
   const queryClient = useQueryClient();
-  const [tab, setTab] = useState<string | null>('step');
-  const [selected, setSelected] = useState<string>();
+  // The open side tab and step come back after a reload, with the step form's unsaved draft (docs/workflow-canvas.md).
+  const viewKey = `workflow:${workflowId}:view`;
+  const [tab, setTab] = useState<string | null>(() => savedView(viewKey).tab ?? 'step');
+  const [selected, setSelected] = useState<string | undefined>(() => savedView(viewKey).selected);
+  useEffect(() => localStorage.setItem(viewKey, JSON.stringify({ tab, selected })), [viewKey, tab, selected]);
   const [adding, setAdding] = useState<AddTarget>();
   const [addType, setAddType] = useState<AddableType>();
   const [stepErrors, setStepErrors] = useState(new Map<string, string>());
@@ -141,6 +154,35 @@ export function Component() {
     setEdgeErrors(new Map());
   };
 
+  // Undo and redo (docs/workflow-canvas.md): every structural edit is recorded with its inverse, applied through the API.
+  const history = useUndoHistory(workflowId);
+  const removeStep = (stepId: string) =>
+    call(api.DELETE('/workflows/{id}/steps/{stepId}', { params: { path: { id: workflowId, stepId: history.resolve(stepId) }, query: { splice: 'true' } } }));
+  const removeEdge = (transitionId: string) =>
+    call(api.DELETE('/workflows/{id}/transitions/{transitionId}', { params: { path: { id: workflowId, transitionId: history.resolve(transitionId) } } }));
+  const addEdge = async (oldId: string, edge: { fromStepId: string; toStepId: string; branch: Transition['branch'] }) => {
+    const made = await call(
+      api.POST('/workflows/{id}/transitions', {
+        params: { path: { id: workflowId } },
+        body: { fromStepId: history.resolve(edge.fromStepId), toStepId: history.resolve(edge.toStepId), branch: edge.branch },
+      }),
+    );
+    history.alias(history.resolve(oldId), made.id);
+  };
+  const setConfig = (stepId: string, config: Record<string, unknown>) =>
+    call(api.PATCH('/workflows/{id}/steps/{stepId}', { params: { path: { id: workflowId, stepId: history.resolve(stepId) } }, body: { config } }));
+  const createStep = async (oldId: string, body: NewStep) => {
+    const made = await call(api.POST('/workflows/{id}/steps', { params: { path: { id: workflowId } }, body }));
+    history.alias(history.resolve(oldId), made.id);
+  };
+  /** The edge from `from` to `to` on `branch` in the graph as it is now (ids mapped to the newest). */
+  const edgeNow = async (edge: { fromStepId: string; toStepId: string; branch: Transition['branch'] }) => {
+    const now = await fetchWorkflow(workflowId);
+    const found = now.transitions.find((t) => t.fromStepId === history.resolve(edge.fromStepId) && t.toStepId === history.resolve(edge.toStepId) && t.branch === edge.branch);
+    if (!found) throw new Error('The edge this edit was made on is no longer there.');
+    return found.id;
+  };
+
   const patchWorkflow = useMutation({
     mutationFn: (body: { enabled?: boolean; allowReentry?: boolean; triggerConfig?: { eventName: string }; name?: string }) =>
       call(api.PATCH('/workflows/{id}', { params: { path: { id: workflowId } }, body })),
@@ -148,7 +190,17 @@ export function Component() {
   });
   const addStep = useMutation({
     mutationFn: (body: NewStep) => call(api.POST('/workflows/{id}/steps', { params: { path: { id: workflowId } }, body })),
-    onSuccess: async (step) => {
+    onSuccess: async (step, body) => {
+      const insertedOn = 'insertOn' in body && body.insertOn ? workflow.data?.transitions.find((t) => t.id === body.insertOn) : undefined;
+      history.record({
+        label: `add ${STEP_LABELS[step.type as StepType]}`,
+        undo: () => removeStep(step.id),
+        redo: async () => {
+          if (insertedOn) return createStep(step.id, { ...body, insertOn: await edgeNow(insertedOn) });
+          if ('after' in body && body.after) return createStep(step.id, { ...body, after: { ...body.after, stepId: history.resolve(body.after.stepId) } });
+          return createStep(step.id, body);
+        },
+      });
       clearDraft(`workflow:${workflowId}:new:${addType}`);
       setAdding(undefined);
       setAddType(undefined);
@@ -160,7 +212,9 @@ export function Component() {
   const patchStep = useMutation({
     mutationFn: ({ stepId, config }: { stepId: string; config: Record<string, unknown> }) =>
       call(api.PATCH('/workflows/{id}/steps/{stepId}', { params: { path: { id: workflowId, stepId } }, body: { config } })),
-    onSuccess: async (step) => {
+    onSuccess: async (step, { stepId, config }) => {
+      const before = workflow.data?.steps.find((s) => s.id === stepId)?.config;
+      if (before) history.record({ label: `change ${STEP_LABELS[step.type as StepType]}`, undo: () => setConfig(stepId, before), redo: () => setConfig(stepId, config) });
       clearDraft(`workflow:${workflowId}:${step.id}`);
       clearErrors();
       await refresh();
@@ -168,7 +222,24 @@ export function Component() {
   });
   const deleteStep = useMutation({
     mutationFn: (stepId: string) => call(api.DELETE('/workflows/{id}/steps/{stepId}', { params: { path: { id: workflowId, stepId }, query: { splice: 'true' } } })),
-    onSuccess: async () => {
+    onSuccess: async (_, stepId) => {
+      const graph = workflow.data;
+      const gone = graph?.steps.find((s) => s.id === stepId);
+      const into = graph?.transitions.filter((t) => t.toStepId === stepId) ?? [];
+      const out = graph?.transitions.filter((t) => t.fromStepId === stepId) ?? [];
+      if (gone && into.length <= 1 && out.length <= 1) {
+        const base = { type: gone.type, name: gone.name, config: gone.config } as NewStep;
+        history.record({
+          label: `delete ${STEP_LABELS[gone.type as StepType]}`,
+          undo: async () => {
+            const [from, to] = [into[0], out[0]];
+            if (from && to) return createStep(stepId, { ...base, insertOn: await edgeNow({ fromStepId: from.fromStepId, toStepId: to.toStepId, branch: from.branch }) });
+            if (from) return createStep(stepId, { ...base, after: { stepId: history.resolve(from.fromStepId), branch: from.branch } });
+            return createStep(stepId, base);
+          },
+          redo: () => removeStep(stepId),
+        });
+      } else history.clear();
       setSelected(undefined);
       clearErrors();
       await refresh();
@@ -177,7 +248,9 @@ export function Component() {
   });
   const deleteEdge = useMutation({
     mutationFn: (transitionId: string) => call(api.DELETE('/workflows/{id}/transitions/{transitionId}', { params: { path: { id: workflowId, transitionId } } })),
-    onSuccess: async () => {
+    onSuccess: async (_, transitionId) => {
+      const edge = workflow.data?.transitions.find((t) => t.id === transitionId);
+      if (edge) history.record({ label: 'delete an edge', undo: () => addEdge(transitionId, edge), redo: () => removeEdge(transitionId) });
       clearErrors();
       await refresh();
     },
@@ -201,12 +274,43 @@ export function Component() {
             : null;
       return call(api.POST('/workflows/{id}/transitions', { params: { path: { id: workflowId } }, body: { fromStepId: from, toStepId: to, branch } }));
     },
-    onSuccess: async () => {
+    onSuccess: async (made, { from, to }) => {
+      const edge = { fromStepId: from, toStepId: to, branch: made.branch };
+      history.record({ label: 'connect two steps', undo: () => removeEdge(made.id), redo: () => addEdge(made.id, edge) });
       clearErrors();
       await refresh();
     },
     onError: (error, { from }) => fail({ step: from })(error),
   });
+  const travelRef = useRef<{ isPending: boolean; mutate: (direction: 'undo' | 'redo') => void }>({ isPending: false, mutate: () => {} });
+  const readOnlyRef = useRef(false);
+  const travel = useMutation({
+    mutationFn: async (direction: 'undo' | 'redo') => {
+      const edit = direction === 'undo' ? history.past.at(-1) : history.future.at(-1);
+      if (!edit) return;
+      await edit[direction]();
+      history.moved(direction);
+    },
+    onSettled: async () => {
+      clearErrors();
+      await refresh();
+    },
+  });
+  // Ctrl+Z undoes, Ctrl+Shift+Z (or Ctrl+Y) redoes, except while typing in a field.
+  useEffect(() => {
+    const onKey = (e: KeyboardEvent) => {
+      if (!(e.ctrlKey || e.metaKey) || readOnlyRef.current || travelRef.current.isPending) return;
+      const target = e.target as HTMLElement | null;
+      if (target && (target.isContentEditable || /^(INPUT|TEXTAREA|SELECT)$/.test(target.tagName))) return;
+      const key = e.key.toLowerCase();
+      if (key !== 'z' && key !== 'y') return;
+      e.preventDefault();
+      travelRef.current.mutate(key === 'y' || e.shiftKey ? 'redo' : 'undo');
+    };
+    window.addEventListener('keydown', onKey);
+    return () => window.removeEventListener('keydown', onKey);
+  }, []);
+  travelRef.current = travel;
   const cancel = useMutation({
     mutationFn: async (executionId?: string) => {
       if (executionId) await call(api.DELETE('/workflows/{id}/executions/{executionId}', { params: { path: { id: workflowId, executionId } } }));
@@ -256,6 +360,7 @@ export function Component() {
   const versionGraph = shownVersion ? versions.data?.data.find((v) => v.version === shownVersion) : undefined;
   const graph: Graph = versionGraph ?? w;
   const readOnly = !!versionGraph;
+  readOnlyRef.current = readOnly;
   const names = new Map(graph.steps.map((s) => [s.id, s.name || STEP_LABELS[s.type]]));
   const waiting = new Map<string, number>();
   for (const e of waitingList.data?.data ?? []) if (e.currentStepId) waiting.set(e.currentStepId, (waiting.get(e.currentStepId) ?? 0) + 1);
@@ -324,6 +429,27 @@ export function Component() {
       )}
       <Grid>
         <Grid.Col span={{ base: 12, lg: 8 }}>
+          {!readOnly && (
+            <Group mb="xs" gap="xs">
+              <Button size="compact-sm" variant="default" disabled={!history.past.length || travel.isPending} aria-keyshortcuts="Control+Z" onClick={() => travel.mutate('undo')}>
+                {history.past.length ? `Undo ${history.past.at(-1)!.label}` : 'Undo'}
+              </Button>
+              <Button
+                size="compact-sm"
+                variant="default"
+                disabled={!history.future.length || travel.isPending}
+                aria-keyshortcuts="Control+Shift+Z"
+                onClick={() => travel.mutate('redo')}
+              >
+                {history.future.length ? `Redo ${history.future.at(-1)!.label}` : 'Redo'}
+              </Button>
+              {travel.error && (
+                <Text size="sm" c="red.9" role="alert">
+                  {asApiError(travel.error)?.message ?? String(travel.error)}
+                </Text>
+              )}
+            </Group>
+          )}
           <Canvas
             label={readOnly ? `Workflow canvas, version ${shownVersion}` : 'Workflow canvas'}
             graph={graph}
@@ -344,8 +470,17 @@ export function Component() {
               setTab('step');
             }}
             onDeleteEdge={(id) => deleteEdge.mutate(id)}
+            onDeleteStep={(id, title) => {
+              if (window.confirm(`Delete the step ${title}? The steps before and after it are joined.`)) deleteStep.mutate(id);
+            }}
             onConnect={(from, to) => connect.mutate({ from, to })}
           />
+          {!readOnly && (
+            <Text size="xs" c="gray.8" mt={4}>
+              Keys: Tab moves through the steps, the edges and their buttons; Enter opens or runs the one focused; Delete on a focused step deletes it, after asking, and joins its
+              neighbours; Ctrl+Z undoes the last edit and Ctrl+Shift+Z redoes it.
+            </Text>
+          )}
           {highlight && (
             <Group mt="xs" gap="xs">
               <Text size="sm">{highlight.tone === 'trace' ? 'Highlighted: the path this execution took.' : 'Highlighted: the dry run’s path.'}</Text>
@@ -388,6 +523,7 @@ export function Component() {
                       draftKey={`workflow:${workflowId}:${selectedStep.id}`}
                       submitLabel="Save step"
                       readOnly={readOnly}
+                      eventName={workflow.data?.triggerConfig.eventName}
                       pending={patchStep.isPending}
                       error={patchStep.error}
                       onSubmit={(config) => patchStep.mutate({ stepId: selectedStep.id, config })}
@@ -582,6 +718,7 @@ export function Component() {
                 config={{}}
                 draftKey={`workflow:${workflowId}:new:${addType}`}
                 submitLabel="Add step"
+                eventName={workflow.data?.triggerConfig.eventName}
                 pending={addStep.isPending}
                 error={addStep.error}
                 onCancel={() => setAddType(undefined)}

@@ -149,11 +149,21 @@ function GroupEditor({ group, onChange, onRemove, options, errors, path, name }:
 
 const capitalize = (text: string) => text.charAt(0).toUpperCase() + text.slice(1);
 
-type FilterProps = { filter: Filter; onChange: (filter: Filter) => void; onRemove?: () => void; options: FieldOption[]; error?: string; name: string };
+type FilterProps = {
+  filter: Filter;
+  onChange: (filter: Filter) => void;
+  onRemove?: () => void;
+  options: FieldOption[];
+  error?: string;
+  name: string;
+  /** Narrows the operators a field offers, for a caller that takes fewer (a workflow's CONDITION step). */
+  allowedOperators?: readonly string[];
+};
 
-function FilterRow({ filter, onChange, onRemove, options, error, name }: FilterProps) {
+/** One filter: field, condition and a value input fitting both. Also the whole form of a workflow's CONDITION step. */
+export function FilterRow({ filter, onChange, onRemove, options, error, name, allowedOperators }: FilterProps) {
   const field = optionOf(options, filter.field);
-  const operators = operatorsFor(filter.field, field.kind);
+  const operators = operatorsFor(filter.field, field.kind).filter((op) => !allowedOperators || allowedOperators.includes(op));
   const groups = [...new Set([...options.map((o) => o.group), field.group])];
   const fieldData = groups.map((group) => ({
     group,
@@ -163,7 +173,7 @@ function FilterRow({ filter, onChange, onRemove, options, error, name }: FilterP
 
   function chooseField(value: string) {
     const next = optionOf(options, value);
-    const ops = operatorsFor(value, next.kind);
+    const ops = operatorsFor(value, next.kind).filter((op) => !allowedOperators || allowedOperators.includes(op));
     const operator = ops.includes(filter.operator) ? filter.operator : ops[0]!;
     const fresh = next.kind === 'boolean' || value === 'subscribed' ? true : next.kind === 'number' || next.kind === 'date' ? undefined : '';
     onChange(withOperator({ field: value, operator: filter.operator, ...(fresh === undefined ? {} : { value: fresh }) }, operator));
