@@ -15,6 +15,8 @@ COPY tsconfig.json tsconfig.build.json ./
 COPY src src
 COPY scripts/build-web.mjs scripts/
 COPY web web
+# The dashboard imports @mailroom/client from its TypeScript sources (web/vite.config.ts).
+COPY packages/client/src packages/client/src
 RUN npm run build
 
 # 2. Production dependencies only: the server's, without the dashboard's or the client package's

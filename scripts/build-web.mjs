@@ -7,6 +7,8 @@ import { fileURLToPath } from 'node:url';
 
 const root = fileURLToPath(new URL('..', import.meta.url));
 const webDir = join(root, 'web');
+// The dashboard imports @mailroom/client from its sources (web/vite.config.ts).
+const clientDir = join(root, 'packages', 'client', 'src');
 const outDir = join(root, 'dist', 'web');
 const stampPath = join(outDir, '.source-hash');
 
@@ -18,10 +20,10 @@ function sourceFiles(dir) {
   });
 }
 
-/** The hash of everything the build reads: web/'s files (paths and contents) and the lockfile. */
+/** The hash of everything the build reads: web/'s files, the client package's sources (paths and contents) and the lockfile. */
 export function sourceHash() {
   const hash = createHash('sha256');
-  for (const file of [...sourceFiles(webDir).sort(), join(root, 'package-lock.json')]) {
+  for (const file of [...sourceFiles(webDir).sort(), ...sourceFiles(clientDir).sort(), join(root, 'package-lock.json')]) {
     hash.update(relative(root, file)).update('\0').update(readFileSync(file)).update('\0');
   }
   return hash.digest('hex');

@@ -1,10 +1,12 @@
 import react from '@vitejs/plugin-react';
-import { defineConfig } from 'vite';
+import { defaultClientConditions, defineConfig } from 'vite';
 
 // Built by scripts/build-web.mjs into dist/web, which src/dashboard serves at `/`.
 export default defineConfig({
   root: import.meta.dirname,
   plugins: [react()],
+  // @mailroom/client (packages/client) is built from its TypeScript sources: its `source` export.
+  resolve: { conditions: ['source', ...defaultClientConditions] },
   publicDir: false,
   build: {
     outDir: '../dist/web',

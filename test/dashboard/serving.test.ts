@@ -68,7 +68,7 @@ describe('Dashboard serving, typed client and the session CSRF rule', () => {
     assert.equal(anonymous.status, 401);
   });
 
-  test('web/src/api/schema.d.ts is what `npm run gen:api` generates from /openapi.json today', async () => {
+  test('packages/client/src/schema.ts, the types the dashboard and the client share, is what `npm run gen:api` generates from /openapi.json today', async () => {
     const spec = (await (await fetch(`${server.url}/openapi.json`)).json()) as object;
     const generated = await schemaSource(spec);
     assert.ok(generated === checkedInSchema(), 'the API changed: run `npm run gen:api` and fix the dashboard where the typecheck then fails');

@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import { importCsv } from './contact-jobs.ts';
 import type { Client } from './http.ts';
+import { typedClient } from './mailroom.ts';
 
 export type SeedContact = { email: string; subscribed: boolean; name?: string };
 
@@ -33,20 +34,23 @@ export function campaignBody(from: string, overrides: Record<string, unknown> = 
   };
 }
 
+/** POST /campaigns with the typed client; `body` may be invalid on purpose (the server's answer decides). */
 export async function createCampaign(api: Client, body: Record<string, unknown>): Promise<any> {
-  const res = await api.post('/campaigns', body);
-  assert.equal(res.status, 201, res.text);
-  return res.body.data;
+  const res = await typedClient(api).POST('/campaigns', { body: body as any });
+  assert.equal(res.response.status, 201);
+  return res.data!.data;
 }
 
 /** Polls GET /campaigns/{id} until its status is one of `statuses`; returns the campaign. */
 export async function waitForCampaign(api: Client, id: string, statuses: string[], timeoutMs = 30_000): Promise<any> {
+  const mailroom = typedClient(api);
   const deadline = Date.now() + timeoutMs;
   for (;;) {
-    const res = await api.get(`/campaigns/${id}`);
-    assert.equal(res.status, 200, res.text);
-    if (statuses.includes(res.body.data.status)) return res.body.data;
-    if (Date.now() > deadline) assert.fail(`campaign ${id} is ${res.body.data.status} after ${timeoutMs} ms, expected ${statuses.join('|')}`);
+    const res = await mailroom.GET('/campaigns/{id}', { params: { path: { id } } });
+    assert.equal(res.response.status, 200);
+    const campaign = res.data!.data;
+    if (statuses.includes(campaign.status)) return campaign;
+    if (Date.now() > deadline) assert.fail(`campaign ${id} is ${campaign.status} after ${timeoutMs} ms, expected ${statuses.join('|')}`);
     await new Promise((resolve) => setTimeout(resolve, 100));
   }
 }

@@ -39,6 +39,9 @@ export function client(baseUrl: string, defaults: RequestOptions = {}) {
     return { status: response.status, headers: response.headers, body: parsed as T, text };
   }
   return {
+    /** The server and the credentials every request sends (test/kit/mailroom.ts builds a typed client from them). */
+    baseUrl,
+    defaults,
     request,
     get: <T = any>(path: string, options?: RequestOptions) => request<T>('GET', path, undefined, options),
     post: <T = any>(path: string, body?: unknown, options?: RequestOptions) => request<T>('POST', path, body, options),

@@ -2,6 +2,7 @@ import assert from 'node:assert/strict';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { Client } from './http.ts';
+import { typedClient } from './mailroom.ts';
 
 export type ReceivedRequest = { method: string; path: string; headers: IncomingMessage['headers']; body: string; at: number };
 
@@ -48,61 +49,65 @@ export async function eventually<T>(what: string, check: () => Promise<T | undef
   }
 }
 
-/** A workflow built over HTTP: create, add steps in order, chain them from the TRIGGER, optionally enable. */
+/** A workflow built over HTTP (the typed client): create, add steps in order, chain them from the TRIGGER, optionally enable. */
 export async function buildWorkflow(
   api: Client,
   input: { name?: string; eventName: string; allowReentry?: boolean },
   steps: Array<{ type: string; config?: Record<string, unknown>; name?: string }> = [],
 ) {
-  const created = await api.post('/workflows', { name: input.name ?? 'Flow', eventName: input.eventName, allowReentry: input.allowReentry });
-  assert.equal(created.status, 201, created.text);
-  const workflow = created.body;
-  const trigger = workflow.steps.find((s: { type: string }) => s.type === 'TRIGGER');
+  const mailroom = typedClient(api);
+  const created = await mailroom.POST('/workflows', { body: { name: input.name ?? 'Flow', eventName: input.eventName, allowReentry: input.allowReentry } });
+  assert.equal(created.response.status, 201);
+  const workflow = created.data!;
+  const trigger = workflow.steps.find((s) => s.type === 'TRIGGER')!;
   const ids: string[] = [];
-  let previous = trigger.id;
+  let previous: string | undefined = trigger.id;
   for (const step of steps) {
-    const added = await api.post(`/workflows/${workflow.id}/steps`, step);
-    assert.equal(added.status, 201, added.text);
-    ids.push(added.body.id);
-    if (previous) await connect(api, workflow.id, previous, added.body.id);
+    const added = await mailroom.POST('/workflows/{id}/steps', { params: { path: { id: workflow.id } }, body: step as any });
+    assert.equal(added.response.status, 201);
+    ids.push(added.data!.id);
+    if (previous) await connect(api, workflow.id, previous, added.data!.id);
     // After a CONDITION or EXIT the caller wires the branches itself.
-    previous = step.type === 'CONDITION' || step.type === 'EXIT' ? undefined : added.body.id;
+    previous = step.type === 'CONDITION' || step.type === 'EXIT' ? undefined : added.data!.id;
   }
   return { id: workflow.id as string, triggerId: trigger.id as string, stepIds: ids };
 }
 
 export async function connect(api: Client, workflowId: string, fromStepId: string, toStepId: string, branch?: string) {
-  const res = await api.post(`/workflows/${workflowId}/transitions`, { fromStepId, toStepId, ...(branch ? { branch } : {}) });
-  assert.equal(res.status, 201, res.text);
-  return res.body;
+  const res = await typedClient(api).POST('/workflows/{id}/transitions', {
+    params: { path: { id: workflowId } },
+    body: { fromStepId, toStepId, ...(branch ? { branch } : {}) } as any,
+  });
+  assert.equal(res.response.status, 201);
+  return res.data!;
 }
 
 export async function enable(api: Client, workflowId: string) {
-  const res = await api.patch(`/workflows/${workflowId}`, { enabled: true });
-  assert.equal(res.status, 200, res.text);
+  const res = await typedClient(api).PATCH('/workflows/{id}', { params: { path: { id: workflowId } }, body: { enabled: true } });
+  assert.equal(res.response.status, 200);
 }
 
 /** The contact's executions of a workflow (any status). */
 export async function executionsOf(api: Client, workflowId: string, contactId?: string) {
-  const res = await api.get(`/workflows/${workflowId}/executions?limit=100`);
-  assert.equal(res.status, 200, res.text);
-  return (res.body.data as Array<{ id: string; contactId: string; status: string }>).filter((e) => !contactId || e.contactId === contactId);
+  const res = await typedClient(api).GET('/workflows/{id}/executions', { params: { path: { id: workflowId }, query: { limit: 100 } } });
+  assert.equal(res.response.status, 200);
+  return res.data!.data.filter((e) => !contactId || e.contactId === contactId);
 }
 
 /** Waits until the contact has an execution in one of `statuses`, and returns it with its step records. */
-export async function waitForExecution(api: Client, workflowId: string, contactId: string, statuses: string[], timeoutMs = 20_000) {
+export async function waitForExecution(api: Client, workflowId: string, contactId: string, statuses: string[], timeoutMs = 20_000): Promise<any> {
   const found = await eventually(
     `an execution in ${statuses.join('/')}`,
     async () => (await executionsOf(api, workflowId, contactId)).find((e) => statuses.includes(e.status)),
     timeoutMs,
   );
-  const detail = await api.get(`/workflows/${workflowId}/executions/${found.id}`);
-  assert.equal(detail.status, 200, detail.text);
-  return detail.body;
+  const detail = await typedClient(api).GET('/workflows/{id}/executions/{executionId}', { params: { path: { id: workflowId, executionId: found.id } } });
+  assert.equal(detail.response.status, 200);
+  return detail.data;
 }
 
 export async function track(api: Client, email: string, event: string, data?: Record<string, unknown>) {
-  const res = await api.post('/v1/track', { email, event, ...(data ? { data } : {}) });
-  assert.equal(res.status, 200, res.text);
-  return res.body.data as { contact: string; event: string };
+  const res = await typedClient(api).POST('/v1/track', { body: { email, event, ...(data ? { data } : {}) } });
+  assert.equal(res.response.status, 200);
+  return res.data!.data as { contact: string; event: string };
 }

@@ -12,6 +12,7 @@ import { type DnsServer, startDnsServer } from '../kit/dns.ts';
 import { projectWithSender } from '../kit/domains.ts';
 import { waitForStatus } from '../kit/emails.ts';
 import { client } from '../kit/http.ts';
+import { projectClient } from '../kit/mailroom.ts';
 import { type Receiver, startReceiver } from '../kit/receiver.ts';
 import { startTestServer, TEST_DATABASE_URL, type TestServer } from '../kit/server.ts';
 import { type SmtpSink, startSmtpSink } from '../kit/smtp.ts';
@@ -84,16 +85,17 @@ describe('GET /metrics behind METRICS_TOKEN, after known traffic', () => {
 
   test('sends, a hard bounce, a workflow and webhook deliveries are counted once each', async () => {
     const { project, from } = await projectWithSender(server.url, dns);
-    const hook = await project.api.post('/webhook-endpoints', { url: receiver.url('/deliveries'), events: ['email.delivered'] });
-    assert.equal(hook.status, 201, hook.text);
+    const mailroom = projectClient(server.url, project.secretKey);
+    const hook = await mailroom.POST('/webhook-endpoints', { body: { url: receiver.url('/deliveries'), events: ['email.delivered'] } });
+    assert.equal(hook.response.status, 201);
     const flow = await buildWorkflow(project.api, { name: 'Welcome', eventName: 'signed-up' }, [{ type: 'UPDATE_CONTACT', config: { data: { welcomed: true } } }]);
     await enable(project.api, flow.id);
 
     const ids: string[] = [];
     for (const to of [uniqueEmail('ada'), uniqueEmail('grace'), bouncing]) {
-      const res = await project.api.post('/v1/send', { to, from, subject: 'Your order has shipped', body: LETTER });
-      assert.equal(res.status, 200, res.text);
-      ids.push(res.body.data.emails[0].email);
+      const res = await mailroom.POST('/v1/send', { body: { to, from, subject: 'Your order has shipped', body: LETTER } });
+      assert.equal(res.response.status, 200);
+      ids.push(res.data!.data.emails[0]!.email);
     }
     const contact = (await track(project.publicApi, uniqueEmail('newcomer'), 'signed-up', { plan: 'team' })).contact;
     const statuses = await Promise.all(ids.map(async (id) => (await waitForStatus(project.api, id, ['DELIVERED', 'BOUNCED', 'FAILED'], 20_000)).status));

@@ -1,6 +1,5 @@
-import createClient from 'openapi-fetch';
+import { createMailroomClient } from '@mailroom/client';
 import { ApiError } from './errors.ts';
-import type { paths } from './schema';
 
 let currentProjectId: string | undefined;
 
@@ -10,11 +9,17 @@ export function setCurrentProject(projectId: string | undefined) {
 }
 
 /**
- * The typed API client: same origin, the session cookie, X-Project-Id when a project is open, and
- * X-Requested-With on every call (the server refuses a cookie-authenticated state change without a
- * custom header, so a cross-site form cannot forge one).
+ * The typed API client, the same `@mailroom/client` developers use (docs/architecture.md): same
+ * origin with the session cookie, X-Project-Id when a project is open, and X-Requested-With on every
+ * call (the server refuses a cookie-authenticated state change without a custom header, so a
+ * cross-site form cannot forge one). It never retries: TanStack Query retries failed reads, and a
+ * form's POST runs once, when the user submits it.
  */
-export const api = createClient<paths>({ baseUrl: '', credentials: 'same-origin' });
+export const api = createMailroomClient({
+  baseUrl: '',
+  retries: 0,
+  fetch: (request) => globalThis.fetch(request, { credentials: 'same-origin' }),
+});
 
 api.use({
   onRequest({ request }) {
@@ -31,9 +36,8 @@ export async function call<T>(pending: Promise<FetchResult<T>>): Promise<NonNull
   let result: FetchResult<T>;
   try {
     result = await pending;
-  } catch (_cause) {
-    throw new ApiError(0, 'NETWORK_ERROR', 'The server could not be reached. Check your connection and try again.');
+  } catch (cause) {
+    throw ApiError.fromClient(cause);
   }
-  if (!result.response.ok) throw ApiError.from(result.response, result.error);
   return result.data as NonNullable<T>;
 }

@@ -1,3 +1,4 @@
+import { MailroomError } from '@mailroom/client';
 import { type FieldError, plainFieldMessage } from '../ui/fieldErrors.ts';
 
 /** One field the server rejected (the API reference (Errors) `errors[]`). */
@@ -18,14 +19,21 @@ export class ApiError extends Error {
     this.name = 'ApiError';
   }
 
-  static from(response: Response, body: unknown): ApiError {
-    // The envelope { success: false, error: { code, message, errors?, suggestion? } }, or the flat
-    // { error: "…" } some creates answer with (the API reference).
-    const envelope = body as { error?: unknown } | undefined;
-    if (envelope && typeof envelope.error === 'string') return new ApiError(response.status, 'BAD_REQUEST', envelope.error);
-    const error = envelope?.error as { code?: string; message?: string; errors?: FieldError[]; suggestion?: string; details?: Record<string, unknown> } | undefined;
-    if (error?.message) return new ApiError(response.status, error.code ?? 'ERROR', error.message, error.errors ?? [], error.suggestion, error.details);
-    return new ApiError(response.status, `HTTP_${response.status}`, `The server answered ${response.status} ${response.statusText}.`.replace(' .', '.'));
+  /**
+   * The dashboard's form of a failed `@mailroom/client` call: the MailroomError the client rejects
+   * with (read from the envelope, or from the flat `{ error: "…" }` some creates answer with), or a
+   * connection the server never answered.
+   */
+  static fromClient(error: unknown): ApiError {
+    if (!(error instanceof MailroomError) || error.status === 0) {
+      return new ApiError(0, 'NETWORK_ERROR', 'The server could not be reached. Check your connection and try again.');
+    }
+    if (error.code === `HTTP_${error.status}`) {
+      // No envelope: a flat error's words, or, for a page a proxy answered with, just the status.
+      const words = error.message && !/[<\n]/.test(error.message) && error.message !== `HTTP ${error.status}` ? error.message : undefined;
+      return new ApiError(error.status, error.code, words ?? `The server answered ${error.status}.`);
+    }
+    return new ApiError(error.status, error.code, error.message, [...error.errors], error.suggestion, error.details);
   }
 
   /** The message of the field named `name` (or nested under it) in plain words, if the server rejected it. */

@@ -1,4 +1,4 @@
-import type { paths } from '../../api/schema';
+import type { paths } from '@mailroom/client';
 import type { Tree } from '../../ui/conditions/tree.ts';
 import type { Tone } from '../../ui/StatusBadge.tsx';
 

@@ -1,4 +1,4 @@
-import type { paths } from '../../api/schema';
+import type { paths } from '@mailroom/client';
 
 export type Segment = paths['/segments/{id}']['get']['responses'][200]['content']['application/json'];
 

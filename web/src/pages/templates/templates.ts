@@ -1,5 +1,5 @@
+import type { paths } from '@mailroom/client';
 import { asApiError } from '../../api/errors.ts';
-import type { paths } from '../../api/schema';
 
 export type Template = paths['/templates/{id}']['get']['responses'][200]['content']['application/json'];
 export type TemplateUsage = paths['/templates/{id}/usage']['get']['responses'][200]['content']['application/json'];

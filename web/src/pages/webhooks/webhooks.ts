@@ -1,5 +1,5 @@
+import type { paths } from '@mailroom/client';
 import { api, call } from '../../api/client.ts';
-import type { paths } from '../../api/schema';
 import type { ProjectSummary } from '../../api/session.ts';
 
 export type Endpoint = Awaited<ReturnType<typeof fetchEndpoint>>;

@@ -1,5 +1,5 @@
+import type { paths } from '@mailroom/client';
 import { api, call } from '../../api/client.ts';
-import type { paths } from '../../api/schema';
 
 export type Workflow = Awaited<ReturnType<typeof fetchWorkflow>>;
 export type Step = Workflow['steps'][number];
