@@ -276,8 +276,8 @@ describe('sender domains (docs/decisions/domains.md)', () => {
     await assert.rejects(assertSenderAllowed(db, project.id, `hello@${pending.body.domain}`), { code: 'SENDER_DOMAIN_NOT_VERIFIED' });
 
     assert.deepEqual(
-      { ...(await signingKeyFor(db, project.id, `a@sub.${parent.domain}`)), privateKey: undefined },
-      { domainName: parent.domain, selector: parent.selector, privateKey: undefined },
+      { ...(await signingKeyFor(db, project.id, `a@sub.${parent.domain}`)), privateKey: undefined, checks: undefined },
+      { domainName: parent.domain, selector: parent.selector, privateKey: undefined, checks: undefined },
     );
     const child = await verifiedDomain(project, dns, `sub.${parent.domain}`);
     const key = await signingKeyFor(db, project.id, `a@deeper.sub.${parent.domain}`);
