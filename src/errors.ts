@@ -20,6 +20,7 @@ export const ERRORS = {
   INVALID_TOTP_CODE: { status: 401, message: 'The two-factor code or recovery code is incorrect.' },
   INVALID_TOTP_CHALLENGE: { status: 401, message: 'The two-factor step has expired or is not valid: log in again.' },
   FORBIDDEN: { status: 403, message: 'You do not have permission to do this.' },
+  TWO_FACTOR_REQUIRED: { status: 403, message: 'This project requires two-factor sign-in: set it up on your account page, then try again.' },
   PROJECT_DISABLED: { status: 403, message: 'This project is disabled.' },
   API_KEY_SCOPE_INSUFFICIENT: { status: 403, message: "This API key's scope does not allow this endpoint: a sending key may call /v1/send, /v1/track and /v1/verify only." },
   SENDER_DOMAIN_NOT_ALLOWED_FOR_KEY: { status: 403, message: 'This API key may not send from this sender domain.' },

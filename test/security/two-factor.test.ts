@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
-import { type Account, createAccount, sessionCookieFrom, uniqueEmail } from '../kit/accounts.ts';
+import { type Account, createAccount, createProject, sessionCookieFrom, uniqueEmail } from '../kit/accounts.ts';
 import { client } from '../kit/http.ts';
 import { startTestServer, type TestServer } from '../kit/server.ts';
 import { totpCode, wrongTotpCode } from '../kit/totp.ts';
@@ -106,5 +106,59 @@ describe('two-factor sign-in (TOTP): enrolment, log-in with a code or a recovery
     const plain = await login();
     assert.equal(plain.body.email, account.email);
     sessionCookieFrom(plain.headers);
+  });
+});
+
+describe('a project can require two-factor sign-in of every member (OWNER only, audited)', () => {
+  let server: TestServer;
+  before(async () => {
+    server = await startTestServer();
+  });
+  after(() => server.close());
+
+  async function enrol(account: Account): Promise<string> {
+    const http = client(server.url, { cookie: account.cookie });
+    const secret = (await http.post('/users/@me/totp')).body.secret;
+    assert.equal((await http.post('/users/@me/totp/confirm', { code: totpCode(secret) })).status, 200);
+    return secret;
+  }
+
+  test('an ADMIN cannot set it; an OWNER without two-factor cannot; with it they can, and the change is audited', async () => {
+    const project = await createProject(server.url);
+    const admin = await createAccount(server.url, uniqueEmail('verwaltung'), 'Bergpfad nach Zermatt 山道');
+    assert.equal((await client(server.url).post(`/projects/${project.id}/members`, { email: admin.email, role: 'ADMIN' }, { cookie: project.owner.cookie })).status, 201);
+    const path = `/users/@me/projects/${project.id}`;
+    const byAdmin = await client(server.url, { cookie: admin.cookie }).patch(path, { requireTwoFactor: true });
+    assert.equal(byAdmin.status, 403, byAdmin.text);
+    const ownerHttp = client(server.url, { cookie: project.owner.cookie });
+    const withoutIt = await ownerHttp.patch(path, { requireTwoFactor: true });
+    assert.equal(withoutIt.status, 403, withoutIt.text);
+    assert.equal(withoutIt.body.error.code, 'TWO_FACTOR_REQUIRED');
+    await enrol(project.owner);
+    const set = await ownerHttp.patch(path, { requireTwoFactor: true });
+    assert.equal(set.status, 200, set.text);
+    assert.equal(set.body.requireTwoFactor, true);
+    const audit = await ownerHttp.get(`/projects/${project.id}/audit-log`);
+    assert.ok(JSON.stringify(audit.body).includes('project.two_factor_requirement_changed'), `the change is in the audit log: ${audit.text.slice(0, 300)}`);
+  });
+
+  test('a member without two-factor gets 403 TWO_FACTOR_REQUIRED on the project until they enrol; API keys still work', async () => {
+    const project = await createProject(server.url);
+    await enrol(project.owner);
+    const member = await createAccount(server.url, uniqueEmail('mitglied'), 'Sonnenblumenfeld im August');
+    assert.equal((await client(server.url).post(`/projects/${project.id}/members`, { email: member.email, role: 'MEMBER' }, { cookie: project.owner.cookie })).status, 201);
+    const asMember = client(server.url, { cookie: member.cookie, projectId: project.id });
+    assert.equal((await asMember.get('/contacts')).status, 200, 'not required yet');
+    assert.equal((await client(server.url, { cookie: project.owner.cookie }).patch(`/users/@me/projects/${project.id}`, { requireTwoFactor: true })).status, 200);
+
+    const refused = await asMember.get('/contacts');
+    assert.equal(refused.status, 403, refused.text);
+    assert.equal(refused.body.error.code, 'TWO_FACTOR_REQUIRED');
+    assert.match(refused.body.error.message, /two-factor/);
+    assert.equal((await project.dashboard.get('/contacts')).status, 200, 'the enrolled owner goes on');
+    assert.equal((await project.api.get('/contacts')).status, 200, 'the secret key is not affected');
+
+    await enrol(member);
+    assert.equal((await asMember.get('/contacts')).status, 200, 'enrolled: allowed again');
   });
 });

@@ -5919,6 +5919,7 @@ export interface paths {
                                 id: string;
                                 name: string;
                                 publicKey?: string;
+                                requireTwoFactor: boolean;
                                 /** @enum {string} */
                                 role: "OWNER" | "ADMIN" | "MEMBER";
                                 secretKey?: string;
@@ -5965,6 +5966,7 @@ export interface paths {
                             id: string;
                             name: string;
                             publicKey: string;
+                            requireTwoFactor: boolean;
                             secretKey: string;
                             tracking: {
                                 /** @enum {string} */
@@ -6032,6 +6034,8 @@ export interface paths {
                     "application/json": {
                         disabled?: boolean;
                         name?: string;
+                        /** @description OWNER only: every member must have two-factor sign-in to use the project from the dashboard */
+                        requireTwoFactor?: boolean;
                         /** @description either or both; HEADLESS mail is never tracked */
                         tracking?: {
                             /** @enum {string} */
@@ -6056,6 +6060,7 @@ export interface paths {
                             id: string;
                             name: string;
                             publicKey: string;
+                            requireTwoFactor: boolean;
                             secretKey: string;
                             tracking: {
                                 /** @enum {string} */
