@@ -1,14 +1,14 @@
 import type { Queryable } from '../db/index.ts';
 
-export type UserRow = { id: string; email: string; createdAt: string };
+export type UserRow = { id: string; email: string; createdAt: string; twoFactorEnabled: boolean };
 
-type RawUser = { id: string; email: string; created_at: Date };
+type RawUser = { id: string; email: string; created_at: Date; two_factor: boolean };
 
-const toUser = (row: RawUser): UserRow => ({ id: row.id, email: row.email, createdAt: row.created_at.toISOString() });
+const toUser = (row: RawUser): UserRow => ({ id: row.id, email: row.email, createdAt: row.created_at.toISOString(), twoFactorEnabled: row.two_factor });
 
 /** Inserts a user; a taken email raises users_email_key, which db/errors.ts turns into a 409. */
 export async function insertUser(db: Queryable, email: string, passwordHash: string): Promise<UserRow> {
-  const rows = await db.query<RawUser>('INSERT INTO users (email, password_hash) VALUES ($1, $2) RETURNING id, email, created_at', [email, passwordHash]);
+  const rows = await db.query<RawUser>('INSERT INTO users (email, password_hash) VALUES ($1, $2) RETURNING id, email, created_at, false AS two_factor', [email, passwordHash]);
   return toUser(rows[0]!);
 }
 
@@ -20,7 +20,7 @@ export async function findUserCredentials(db: Queryable, email: string): Promise
 }
 
 export async function findUserById(db: Queryable, id: string): Promise<UserRow | undefined> {
-  const rows = await db.query<RawUser>('SELECT id, email, created_at FROM users WHERE id = $1', [id]);
+  const rows = await db.query<RawUser>('SELECT id, email, created_at, totp_enabled_at IS NOT NULL AS two_factor FROM users WHERE id = $1', [id]);
   return rows[0] ? toUser(rows[0]) : undefined;
 }
 

@@ -15,7 +15,42 @@ export const loginBody = z.object({
 
 export const accountResponse = z.object({ id: z.uuid(), email: z.string() });
 
-export const meResponse = z.object({ id: z.uuid(), email: z.string(), createdAt: z.string() });
+export const twoFactorChallengeResponse = z
+  .object({
+    twoFactorRequired: z.literal(true),
+    challenge: z.string().meta({ description: 'Send it back to POST /auth/login/totp with a code, within 5 minutes' }),
+  })
+  .meta({ description: 'The password is right and the account has two-factor sign-in: no session yet' });
+
+export const loginResponse = z.union([accountResponse, twoFactorChallengeResponse]);
+
+const secondFactorFields = {
+  code: z.string().max(16).optional().meta({ description: 'The 6-digit code of the authenticator app' }),
+  recoveryCode: z.string().max(64).optional().meta({ description: 'One of the recovery codes, each usable once' }),
+};
+
+export const secondFactorBody = z.object(secondFactorFields).refine((b) => Boolean(b.code) !== Boolean(b.recoveryCode), { message: 'Send either code or recoveryCode' });
+
+export const loginTotpBody = z
+  .object({ challenge: z.string().max(2048), ...secondFactorFields })
+  .refine((b) => Boolean(b.code) !== Boolean(b.recoveryCode), { message: 'Send either code or recoveryCode' });
+
+export const totpEnrolmentResponse = z.object({
+  secret: z.string().meta({ description: 'Base32, for typing into an authenticator app' }),
+  uri: z.string().meta({ description: 'otpauth://totp/… URI' }),
+  qrCode: z.string().meta({ description: 'The URI as a QR code: a PNG data URL' }),
+});
+
+export const totpConfirmBody = z.object({ code: z.string().max(16) });
+
+export const totpConfirmResponse = z.object({
+  enabled: z.literal(true),
+  recoveryCodes: z.array(z.string()).meta({ description: 'Ten one-time codes, shown this once (stored hashed)' }),
+});
+
+export const totpDisableResponse = z.object({ enabled: z.literal(false) });
+
+export const meResponse = z.object({ id: z.uuid(), email: z.string(), createdAt: z.string(), twoFactorEnabled: z.boolean() });
 
 export const logoutResponse = z.object({ success: z.literal(true) });
 

@@ -7,6 +7,8 @@ import { AppError } from '../errors.ts';
 import { findUserById, findUserCredentials, findUserPassword, insertUser, setPassword } from './accounts.queries.ts';
 import { checkLoginAllowed, loginFailed, loginSucceeded, oneAtATime } from './login-throttle.ts';
 import { endSessionsOf, insertSession } from './sessions.queries.ts';
+import { findTwoFactor } from './two-factor.queries.ts';
+import { type SecondFactor, secondFactorMatches } from './two-factor.service.ts';
 
 /** Sign-up with an email an account already has → 409 (wired in modules.ts). */
 export const accountConstraintErrors: ConstraintErrors = {
@@ -43,12 +45,17 @@ export async function signUp(deps: AccountDeps, email: string, password: string,
   return { account: { id: user.id, email: user.email }, sessionId: await openSession(deps, user.id, client) };
 }
 
+/** What a right password opens: a session, or (two-factor sign-in enabled) the step that asks for a code. */
+export type LogInResult = { account: { id: string; email: string }; sessionId: string } | { twoFactor: { userId: string; email: string } };
+
 /**
  * Checks an email and password. An unknown email still costs one scrypt comparison (against a
  * dummy hash), so response time does not tell which accounts exist. Returns the account and the
- * new session's id, which the cookie carries (src/auth/sessions.ts).
+ * new session's id, which the cookie carries (src/auth/sessions.ts); for an account with
+ * two-factor sign-in, no session yet but the account the code step is for. Its failure count is
+ * then cleared only by a right code, so wrong codes add up in the same throttle.
  */
-export async function logIn(deps: AccountDeps, email: string, password: string, client: ClientInfo) {
+export async function logIn(deps: AccountDeps, email: string, password: string, client: ClientInfo): Promise<LogInResult> {
   const normalized = normalizeEmail(email);
   return oneAtATime(normalized, async () => {
     // Throttled attempts are refused before the (costly) password check, known email or not.
@@ -59,8 +66,28 @@ export async function logIn(deps: AccountDeps, email: string, password: string, 
       await loginFailed(deps.db, normalized, client.ip);
       throw new AppError('INVALID_CREDENTIALS');
     }
+    if ((await findTwoFactor(deps.db, user.id))?.enabled) return { twoFactor: { userId: user.id, email: user.email } };
     await loginSucceeded(deps.db, normalized, client.ip);
     return { account: { id: user.id, email: user.email }, sessionId: await openSession(deps, user.id, client) };
+  });
+}
+
+/**
+ * The second step of a log-in with two-factor sign-in: the account named by the verified challenge
+ * and a current code (or an unused recovery code) open the session. Wrong codes count as failed
+ * log-ins of the email, under the same growing delay as wrong passwords.
+ */
+export async function logInSecondFactor(deps: AccountDeps, challenge: { userId: string; email: string }, factor: SecondFactor, client: ClientInfo) {
+  const email = challenge.email;
+  return oneAtATime(email, async () => {
+    await checkLoginAllowed(deps.db, email, client.ip);
+    const row = await findTwoFactor(deps.db, challenge.userId);
+    if (!row || !(await secondFactorMatches(deps, row, factor))) {
+      await loginFailed(deps.db, email, client.ip);
+      throw new AppError('INVALID_TOTP_CODE');
+    }
+    await loginSucceeded(deps.db, email, client.ip);
+    return { account: { id: row.id, email: row.email }, sessionId: await openSession(deps, row.id, client) };
   });
 }
 

@@ -16,7 +16,8 @@ export type AuditAction =
   | 'billing.limits_changed'
   | 'suppression.added'
   | 'suppression.removed'
-  | 'project.tracking_changed';
+  | 'project.tracking_changed'
+  | 'project.two_factor_requirement_changed';
 
 export type AuditEntry = { actorId: string | null; action: AuditAction; details?: Record<string, unknown> };
 

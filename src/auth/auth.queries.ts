@@ -2,11 +2,11 @@ import type { Queryable } from '../db/index.ts';
 
 export type Role = 'OWNER' | 'ADMIN' | 'MEMBER';
 
-export type Membership = { projectId: string; role: Role; disabled: boolean; disabledReason: string | null };
+export type Membership = { projectId: string; role: Role; disabled: boolean; disabledReason: string | null; requireTwoFactor: boolean };
 
 export async function findMembership(db: Queryable, projectId: string, userId: string): Promise<Membership | undefined> {
   const rows = await db.query<Membership>(
-    `SELECT p.id AS "projectId", m.role, p.disabled, p.disabled_reason AS "disabledReason"
+    `SELECT p.id AS "projectId", m.role, p.disabled, p.disabled_reason AS "disabledReason", p.require_two_factor AS "requireTwoFactor"
        FROM project_members m JOIN projects p ON p.id = m.project_id
       WHERE m.project_id = $1 AND m.user_id = $2`,
     [projectId, userId],
@@ -115,4 +115,10 @@ export async function findProjectsByKeyHashesAndCount(db: Queryable, lookups: Ke
 /** Notes that a named key was used (the caller throttles: at most once a minute per key and process). */
 export async function touchApiKey(db: Queryable, projectId: string, keyId: string): Promise<void> {
   await db.query(`UPDATE api_keys SET last_used_at = now() WHERE project_id = $1 AND id = $2`, [projectId, keyId]);
+}
+
+/** Whether the user has two-factor sign-in on (docs/security.md). */
+export async function hasTwoFactor(db: Queryable, userId: string): Promise<boolean> {
+  const rows = await db.query<{ on: boolean }>('SELECT totp_enabled_at IS NOT NULL AS on FROM users WHERE id = $1', [userId]);
+  return rows[0]?.on === true;
 }

@@ -3,7 +3,7 @@ import type { Queryable } from '../db/index.ts';
 
 /**
  * Secrets at rest (docs/security.md): the project secret keys (shown again to OWNER and ADMIN), DKIM
- * private keys and webhook signing secrets are stored as AES-256-GCM ciphertexts under a
+ * private keys, webhook signing secrets and users' TOTP secrets are stored as AES-256-GCM ciphertexts under a
  * key-encryption key from configuration (SECRETS_KEY), so a database dump alone reveals none of
  * them. A stored value reads `enc:v1:<key id>:<iv>:<tag>:<ciphertext>` (base64url); the key id
  * (8 hex digits of the key's SHA-256) names the key that sealed it, so after a rotation the previous
@@ -76,6 +76,7 @@ export const openNullableSecret = (stored: string | null, purpose: string) => (s
  */
 const SECRET_COLUMNS = [
   { table: 'projects', keys: ['id'], columns: ['secret_key'] },
+  { table: 'users', keys: ['id'], columns: ['totp_secret'] },
   { table: 'domains', keys: ['project_id', 'id'], columns: ['private_key'] },
   { table: 'system_dkim_keys', keys: ['domain'], columns: ['private_key'] },
   { table: 'webhook_endpoints', keys: ['project_id', 'id'], columns: ['secret', 'previous_secret'] },

@@ -1,7 +1,7 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import fp from 'fastify-plugin';
 import { type ApiKeyResolver, type KeyScope, type KeyType, keyTypeOf, type RequestCount } from '../auth/api-keys.ts';
-import { findLiveSession, findMembership, type Role, touchSession } from '../auth/auth.queries.ts';
+import { findLiveSession, findMembership, hasTwoFactor, type Role, touchSession } from '../auth/auth.queries.ts';
 import { SESSION_COOKIE, type SessionTokens } from '../auth/sessions.ts';
 import type { Db } from '../db/index.ts';
 import { AppError } from '../errors.ts';
@@ -143,6 +143,8 @@ export const authPlugin = fp(async (app: FastifyInstance, deps: AuthDeps) => {
     if (membership.disabled) {
       throw new AppError('PROJECT_DISABLED', { details: membership.disabledReason ? { reason: membership.disabledReason } : undefined });
     }
+    // A project that requires two-factor sign-in refuses members without it (API keys are not affected).
+    if (membership.requireTwoFactor && !(await hasTwoFactor(deps.db, request.user!.id))) throw new AppError('TWO_FACTOR_REQUIRED');
     request.project = { id: projectId, via: 'session', role: membership.role, scope: 'full' };
   }
 

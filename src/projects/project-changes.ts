@@ -1,7 +1,7 @@
 import { insertAuditEntry as recordAudit } from '../audit/audit.queries.ts';
-import type { Role } from '../auth/auth.queries.ts';
+import { hasTwoFactor, type Role } from '../auth/auth.queries.ts';
 import type { Queryable } from '../db/index.ts';
-import { forbidden } from '../errors.ts';
+import { AppError, forbidden } from '../errors.ts';
 import { markReviewed } from '../reputation/reputation.queries.ts';
 import { lockProjectForChange, type Project, type ProjectChanges, updateProject } from './projects.queries.ts';
 
@@ -18,6 +18,13 @@ export async function updateProjectAudited(tx: Queryable, projectId: string, act
   if (enabling && before.by_service && actor.role !== 'OWNER') {
     throw forbidden('Only an OWNER can re-enable a project that was disabled for its bounce or complaint rate.');
   }
+  if (changes.requireTwoFactor !== undefined && changes.requireTwoFactor !== before.require_two_factor && actor.role !== 'OWNER') {
+    throw forbidden('Only an OWNER can change whether the project requires two-factor sign-in.');
+  }
+  // Requiring it without having it would lock the OWNER out of their own project.
+  if (changes.requireTwoFactor === true && !before.require_two_factor && !(await hasTwoFactor(tx, actor.id))) {
+    throw new AppError('TWO_FACTOR_REQUIRED', { message: 'Turn on two-factor sign-in for your own account first (account page), then require it of the members.' });
+  }
   const project = await updateProject(tx, projectId, changes);
   if (!project) return undefined;
   const audit = (action: Parameters<typeof recordAudit>[2]['action'], details: Record<string, unknown>) => recordAudit(tx, projectId, { actorId: actor.id, action, details });
@@ -27,6 +34,7 @@ export async function updateProjectAudited(tx: Queryable, projectId: string, act
   if (project.tracking.opens !== trackingBefore.opens || project.tracking.clicks !== trackingBefore.clicks) {
     await audit('project.tracking_changed', { from: trackingBefore, to: project.tracking });
   }
+  if (project.requireTwoFactor !== before.require_two_factor) await audit('project.two_factor_requirement_changed', { required: project.requireTwoFactor });
   if (enabling) {
     await audit('project.enabled', { previousReason: before.disabled_reason });
     await markReviewed(tx, projectId);

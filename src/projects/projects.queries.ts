@@ -10,6 +10,7 @@ export type Project = {
   secretKey: string;
   disabled: boolean;
   tracking: TrackingSettings;
+  requireTwoFactor: boolean;
   createdAt: string;
   updatedAt: string;
 };
@@ -22,11 +23,12 @@ type RawProject = {
   disabled: boolean;
   tracking_opens: TrackingMode;
   tracking_clicks: TrackingMode;
+  require_two_factor: boolean;
   created_at: Date;
   updated_at: Date;
 };
 
-const COLUMNS = 'id, name, public_key, secret_key, disabled, tracking_opens, tracking_clicks, created_at, updated_at';
+const COLUMNS = 'id, name, public_key, secret_key, disabled, tracking_opens, tracking_clicks, require_two_factor, created_at, updated_at';
 
 const toProject = (row: RawProject): Project => ({
   id: row.id,
@@ -35,6 +37,7 @@ const toProject = (row: RawProject): Project => ({
   secretKey: openSecret(row.secret_key, 'projects.secret_key'),
   disabled: row.disabled,
   tracking: { opens: row.tracking_opens, clicks: row.tracking_clicks },
+  requireTwoFactor: row.require_two_factor,
   createdAt: row.created_at.toISOString(),
   updatedAt: row.updated_at.toISOString(),
 });
@@ -58,7 +61,7 @@ export async function insertProject(db: Queryable, ownerId: string, name: string
 
 export async function listProjectsOfUser(db: Queryable, userId: string): Promise<(Project & { role: Role })[]> {
   const rows = await db.query<RawProject & { role: Role }>(
-    `SELECT p.id, p.name, p.public_key, p.secret_key, p.disabled, p.tracking_opens, p.tracking_clicks, p.created_at, p.updated_at, m.role
+    `SELECT p.id, p.name, p.public_key, p.secret_key, p.disabled, p.tracking_opens, p.tracking_clicks, p.require_two_factor, p.created_at, p.updated_at, m.role
        FROM project_members m JOIN projects p ON p.id = m.project_id
       WHERE m.user_id = $1
       ORDER BY p.created_at, p.id`,
@@ -67,7 +70,7 @@ export async function listProjectsOfUser(db: Queryable, userId: string): Promise
   return rows.map((row) => ({ ...toProject(row), role: row.role }));
 }
 
-export type ProjectChanges = { name?: string; disabled?: boolean; tracking?: Partial<TrackingSettings> };
+export type ProjectChanges = { name?: string; disabled?: boolean; tracking?: Partial<TrackingSettings>; requireTwoFactor?: boolean };
 
 /** Renames, disables and sets tracking; re-enabling clears the reason a project was disabled for. */
 export async function updateProject(db: Queryable, projectId: string, changes: ProjectChanges): Promise<Project | undefined> {
@@ -78,10 +81,11 @@ export async function updateProject(db: Queryable, projectId: string, changes: P
             disabled_reason = CASE WHEN $3::boolean IS FALSE THEN NULL ELSE disabled_reason END,
             tracking_opens = COALESCE($4, tracking_opens),
             tracking_clicks = COALESCE($5, tracking_clicks),
+            require_two_factor = COALESCE($6, require_two_factor),
             updated_at = now()
       WHERE id = $1
       RETURNING ${COLUMNS}`,
-    [projectId, changes.name ?? null, changes.disabled ?? null, changes.tracking?.opens ?? null, changes.tracking?.clicks ?? null],
+    [projectId, changes.name ?? null, changes.disabled ?? null, changes.tracking?.opens ?? null, changes.tracking?.clicks ?? null, changes.requireTwoFactor ?? null],
   );
   return rows[0] ? toProject(rows[0]) : undefined;
 }
@@ -95,11 +99,12 @@ export type ProjectBeforeChange = {
   by_service: boolean;
   tracking_opens: TrackingMode;
   tracking_clicks: TrackingMode;
+  require_two_factor: boolean;
 };
 
 export async function lockProjectForChange(tx: Queryable, projectId: string): Promise<ProjectBeforeChange | undefined> {
   const rows = await tx.query<ProjectBeforeChange>(
-    `SELECT p.name, p.disabled, p.disabled_reason, (r.disabled_at IS NOT NULL) AS by_service, p.tracking_opens, p.tracking_clicks
+    `SELECT p.name, p.disabled, p.disabled_reason, (r.disabled_at IS NOT NULL) AS by_service, p.tracking_opens, p.tracking_clicks, p.require_two_factor
      FROM projects p LEFT JOIN project_reputation r ON r.project_id = p.id
      WHERE p.id = $1 FOR NO KEY UPDATE OF p`,
     [projectId],

@@ -16,6 +16,7 @@ export const updateProjectBody = z.object({
   name: z.string().trim().min(1).max(100).optional(),
   disabled: z.boolean().optional(),
   tracking: z.object({ opens: trackingMode.optional(), clicks: trackingMode.optional() }).optional().describe('either or both; HEADLESS mail is never tracked'),
+  requireTwoFactor: z.boolean().optional().describe('OWNER only: every member must have two-factor sign-in to use the project from the dashboard'),
 });
 
 /** Contract §2: the Project record. */
@@ -26,6 +27,7 @@ export const projectResponse = z.object({
   secretKey: z.string(),
   disabled: z.boolean(),
   tracking: trackingSchema,
+  requireTwoFactor: z.boolean(),
   createdAt: z.string(),
   updatedAt: z.string(),
 });

@@ -33,7 +33,7 @@ describe('accounts: sign-up, log-in, log-out, current user', () => {
 
     const me = await http.get('/users/@me', { cookie: sessionCookieFrom(res.headers) });
     assert.equal(me.status, 200);
-    assert.deepEqual(Object.keys(me.body).sort(), ['createdAt', 'email', 'id']);
+    assert.deepEqual(Object.keys(me.body).sort(), ['createdAt', 'email', 'id', 'twoFactorEnabled']);
     assert.equal(me.body.id, res.body.id);
     assert.equal(me.body.email, email);
     assert.ok(!Number.isNaN(Date.parse(me.body.createdAt)));

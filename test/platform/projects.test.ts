@@ -26,7 +26,7 @@ describe('projects and members', () => {
     const owner = await createAccount(server.url);
     const res = await http.post('/users/@me/projects', { name: '  Acme  ' }, { cookie: owner.cookie });
     assert.equal(res.status, 201);
-    assert.deepEqual(Object.keys(res.body).sort(), ['createdAt', 'disabled', 'id', 'name', 'publicKey', 'secretKey', 'tracking', 'updatedAt']);
+    assert.deepEqual(Object.keys(res.body).sort(), ['createdAt', 'disabled', 'id', 'name', 'publicKey', 'requireTwoFactor', 'secretKey', 'tracking', 'updatedAt']);
     assert.deepEqual(res.body.tracking, { opens: 'marketing', clicks: 'all' });
     assert.equal(res.body.name, 'Acme');
     assert.match(res.body.publicKey, /^pk_/);

@@ -17,6 +17,7 @@ import { receiver as mailReceiver } from '../kit/mailauth.ts';
 import { type Receiver, startReceiver } from '../kit/receiver.ts';
 import { prepareEnvironment } from '../kit/server.ts';
 import { type SmtpSink, startSmtpSink } from '../kit/smtp.ts';
+import { totpCode } from '../kit/totp.ts';
 
 const PACKAGE_ROOT = join(import.meta.dirname, '../..');
 
@@ -57,6 +58,7 @@ describe('secrets at rest: a dump of every table reveals none; rotating SECRETS_
   let from: string;
   let webhookSecret: string;
   let namedKey: string;
+  let totpSecret: string;
   const keyA = randomBytes(32).toString('hex');
   const keyB = randomBytes(32).toString('base64url');
   const keyIdOf = (bytes: Buffer) => createHash('sha256').update(bytes).digest('hex').slice(0, 8);
@@ -77,6 +79,9 @@ describe('secrets at rest: a dump of every table reveals none; rotating SECRETS_
     const named = await client(server.url, { cookie: project.owner.cookie }).post(`/users/@me/projects/${project.id}/api-keys`, { name: 'Rechnungsdienst', scope: 'sending' });
     assert.equal(named.status, 201, named.text);
     namedKey = named.body.key;
+    const owner = client(server.url, { cookie: project.owner.cookie });
+    totpSecret = (await owner.post('/users/@me/totp')).body.secret;
+    assert.equal((await owner.post('/users/@me/totp/confirm', { code: totpCode(totpSecret) })).status, 200);
     // The embedded database belongs to one process: the dump and the rotation run with the server stopped.
     await server.close();
     server = undefined;
@@ -97,6 +102,7 @@ describe('secrets at rest: a dump of every table reveals none; rotating SECRETS_
         ['the named key', namedKey],
         ['the webhook secret', webhookSecret],
         ['the webhook secret key bytes', webhookSecret.replace(/^whsec_/, '')],
+        ["the owner's TOTP secret", totpSecret],
       ] as const) {
         assert.ok(!dump.includes(value), `${label}: ${what} is in the dump in clear`);
       }
@@ -116,7 +122,7 @@ describe('secrets at rest: a dump of every table reveals none; rotating SECRETS_
     const rotation = await runRotation({ ...env, SECRETS_KEY: keyB, SECRETS_KEY_PREVIOUS: keyA });
     assert.equal(rotation.code, 0, rotation.output);
     const report = JSON.parse(rotation.output.trim().split('\n').at(-1)!);
-    assert.ok(report.resealed.projects >= 1 && report.resealed.domains >= 1 && report.resealed.webhook_endpoints >= 1, rotation.output);
+    assert.ok(report.resealed.projects >= 1 && report.resealed.domains >= 1 && report.resealed.webhook_endpoints >= 1 && report.resealed.users >= 1, rotation.output);
     await assertDumpHoldsNoSecret('after rotation', keyIdOf(Buffer.from(keyB, 'base64url')));
 
     server = await start({ SECRETS_KEY: keyB });
@@ -136,6 +142,10 @@ describe('secrets at rest: a dump of every table reveals none; rotating SECRETS_
     assert.equal(verdict.dkim, 'pass', verdict.detail);
     assert.equal(verdict.dkimDomain, from.split('@')[1]);
     assert.equal((await api.get('/contacts')).status, 200);
+    // The TOTP secret opens under the new key: two-factor log-in still works.
+    const challenge = (await client(server.url).post('/auth/login', { email: project.owner.email, password: project.owner.password })).body.challenge;
+    const secondStep = await client(server.url).post('/auth/login/totp', { challenge, code: totpCode(totpSecret) });
+    assert.equal(secondStep.status, 200, secondStep.text);
 
     for (let i = 0; i < 300 && hooks.received.length === 0; i++) await new Promise((resolve) => setTimeout(resolve, 100));
     const delivery = hooks.received[0];

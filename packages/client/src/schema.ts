@@ -607,7 +607,7 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Log in with email and password */
+        /** Log in with email and password; with two-factor sign-in, answers a challenge for POST /auth/login/totp instead of a session */
         post: {
             parameters: {
                 query?: never;
@@ -620,6 +620,61 @@ export interface paths {
                     "application/json": {
                         email: string;
                         password: string;
+                    };
+                };
+            };
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            email: string;
+                            /** Format: uuid */
+                            id: string;
+                        } | {
+                            /** @description Send it back to POST /auth/login/totp with a code, within 5 minutes */
+                            challenge: string;
+                            /** @enum {boolean} */
+                            twoFactorRequired: true;
+                        };
+                    };
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/auth/login/totp": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Second step of a log-in with two-factor sign-in: the challenge and a code (or a recovery code, usable once) open the session */
+        post: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": {
+                        challenge: string;
+                        /** @description The 6-digit code of the authenticator app */
+                        code?: string;
+                        /** @description One of the recovery codes, each usable once */
+                        recoveryCode?: string;
                     };
                 };
             };
@@ -5772,6 +5827,7 @@ export interface paths {
                             email: string;
                             /** Format: uuid */
                             id: string;
+                            twoFactorEnabled: boolean;
                         };
                     };
                 };
@@ -5863,6 +5919,7 @@ export interface paths {
                                 id: string;
                                 name: string;
                                 publicKey?: string;
+                                requireTwoFactor: boolean;
                                 /** @enum {string} */
                                 role: "OWNER" | "ADMIN" | "MEMBER";
                                 secretKey?: string;
@@ -5909,6 +5966,7 @@ export interface paths {
                             id: string;
                             name: string;
                             publicKey: string;
+                            requireTwoFactor: boolean;
                             secretKey: string;
                             tracking: {
                                 /** @enum {string} */
@@ -5976,6 +6034,8 @@ export interface paths {
                     "application/json": {
                         disabled?: boolean;
                         name?: string;
+                        /** @description OWNER only: every member must have two-factor sign-in to use the project from the dashboard */
+                        requireTwoFactor?: boolean;
                         /** @description either or both; HEADLESS mail is never tracked */
                         tracking?: {
                             /** @enum {string} */
@@ -6000,6 +6060,7 @@ export interface paths {
                             id: string;
                             name: string;
                             publicKey: string;
+                            requireTwoFactor: boolean;
                             secretKey: string;
                             tracking: {
                                 /** @enum {string} */
@@ -6688,6 +6749,144 @@ export interface paths {
                 };
             };
         };
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/users/@me/totp": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Start two-factor enrolment: a new TOTP secret, its otpauth:// URI and QR code (confirm with a code to enable) */
+        post: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @description The URI as a QR code: a PNG data URL */
+                            qrCode: string;
+                            /** @description Base32, for typing into an authenticator app */
+                            secret: string;
+                            /** @description otpauth://totp/… URI */
+                            uri: string;
+                        };
+                    };
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/users/@me/totp/confirm": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Confirm two-factor enrolment with a current code: enables it and returns ten recovery codes, shown once */
+        post: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": {
+                        code: string;
+                    };
+                };
+            };
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @enum {boolean} */
+                            enabled: true;
+                            /** @description Ten one-time codes, shown this once (stored hashed) */
+                            recoveryCodes: string[];
+                        };
+                    };
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/users/@me/totp/disable": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Disable two-factor sign-in, given a current code or a recovery code */
+        post: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": {
+                        /** @description The 6-digit code of the authenticator app */
+                        code?: string;
+                        /** @description One of the recovery codes, each usable once */
+                        recoveryCode?: string;
+                    };
+                };
+            };
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @enum {boolean} */
+                            enabled: false;
+                        };
+                    };
+                };
+            };
+        };
+        delete?: never;
         options?: never;
         head?: never;
         patch?: never;

@@ -1,6 +1,7 @@
 import { Alert } from '@mantine/core';
 import { asApiError } from '../api/errors.ts';
 import { plainFieldMessage } from './fieldErrors.ts';
+import { TwoFactorRequiredLink } from './TwoFactorRequiredLink.tsx';
 
 /**
  * The server's answer to a failed action, placed next to the control that caused it. Field errors
@@ -21,6 +22,7 @@ export function ErrorMessage({ error, shownFields = [] }: { error: unknown; show
         </div>
       ))}
       {apiError.suggestion && <div>{apiError.suggestion}</div>}
+      <TwoFactorRequiredLink error={error} />
     </Alert>
   );
 }

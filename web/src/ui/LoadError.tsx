@@ -1,5 +1,6 @@
 import { Alert, Button, Stack } from '@mantine/core';
 import { asApiError } from '../api/errors.ts';
+import { TwoFactorRequiredLink } from './TwoFactorRequiredLink.tsx';
 
 /** A query that failed: what could not be loaded, the server's reason, and a retry. */
 export function LoadError({ error, what, retry }: { error: unknown; what: string; retry?: () => void }) {
@@ -8,6 +9,7 @@ export function LoadError({ error, what, retry }: { error: unknown; what: string
     <Alert color="red" title={`Could not load ${what}`} role="alert">
       <Stack gap="xs" align="flex-start">
         {apiError?.message}
+        <TwoFactorRequiredLink error={error} />
         {retry && (
           <Button size="xs" variant="white" color="red" onClick={retry}>
             Try again

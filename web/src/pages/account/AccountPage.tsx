@@ -4,6 +4,7 @@ import type { FormEvent } from 'react';
 import { api, call } from '../../api/client.ts';
 import { ErrorMessage } from '../../ui/ErrorMessage.tsx';
 import { PageHeader } from '../../ui/PageHeader.tsx';
+import { TwoFactorSection } from './TwoFactorSection.tsx';
 
 const SESSIONS = ['sessions'];
 
@@ -124,9 +125,10 @@ function PasswordSection() {
 export function Component() {
   return (
     <Stack maw={900}>
-      <PageHeader title="Account" description="Your sessions and your password. Two-factor sign-in is not available yet." />
+      <PageHeader title="Account" description="Your sessions, your password and two-factor sign-in." />
       <SessionsSection />
       <PasswordSection />
+      <TwoFactorSection />
     </Stack>
   );
 }

@@ -1,6 +1,6 @@
-import { Anchor, Button, Group, PasswordInput, Stack, TextInput, Title } from '@mantine/core';
+import { Anchor, Button, Group, PasswordInput, Stack, Text, TextInput, Title } from '@mantine/core';
 import { useMutation, useQueryClient } from '@tanstack/react-query';
-import type { FormEvent } from 'react';
+import { type FormEvent, useState } from 'react';
 import { Link, useNavigate, useSearchParams } from 'react-router';
 import { api, call } from '../../api/client.ts';
 import { asApiError } from '../../api/errors.ts';
@@ -17,19 +17,67 @@ export function Component() {
   const navigate = useNavigate();
   const [params] = useSearchParams();
   const queryClient = useQueryClient();
+  // With two-factor sign-in, the right password answers a challenge: the second step asks for a code.
+  const [challenge, setChallenge] = useState<string>();
+  const [useRecovery, setUseRecovery] = useState(false);
+  async function loggedIn() {
+    await queryClient.invalidateQueries();
+    navigate(safeNext(params.get('next')), { replace: true });
+  }
   const login = useMutation({
     mutationFn: (body: { email: string; password: string }) => call(api.POST('/auth/login', { body })),
-    onSuccess: async () => {
-      await queryClient.invalidateQueries();
-      navigate(safeNext(params.get('next')), { replace: true });
+    onSuccess: async (result) => {
+      if ('challenge' in result) setChallenge(result.challenge);
+      else await loggedIn();
     },
+  });
+  const second = useMutation({
+    mutationFn: (body: { challenge: string; code?: string; recoveryCode?: string }) => call(api.POST('/auth/login/totp', { body })),
+    onSuccess: loggedIn,
   });
   function submit(event: FormEvent<HTMLFormElement>) {
     event.preventDefault();
     const form = new FormData(event.currentTarget);
     login.mutate({ email: String(form.get('email')), password: String(form.get('password')) });
   }
+  function submitCode(event: FormEvent<HTMLFormElement>) {
+    event.preventDefault();
+    const value = String(new FormData(event.currentTarget).get('code')).trim();
+    if (challenge) second.mutate(useRecovery ? { challenge, recoveryCode: value } : { challenge, code: value });
+  }
   const error = asApiError(login.error);
+  if (challenge) {
+    const expired = asApiError(second.error)?.code === 'INVALID_TOTP_CHALLENGE';
+    return (
+      <form onSubmit={submitCode} noValidate key={useRecovery ? 'recovery' : 'code'}>
+        <Stack>
+          <Title order={2} size="h3">
+            Two-factor sign-in
+          </Title>
+          <Text size="sm">{useRecovery ? 'Enter one of your recovery codes. Each one works once.' : 'Enter the 6-digit code your authenticator app shows for Mailroom.'}</Text>
+          {useRecovery ? (
+            <TextInput name="code" label="Recovery code" autoComplete="off" required />
+          ) : (
+            <TextInput name="code" label="Code" inputMode="numeric" autoComplete="one-time-code" maxLength={6} required />
+          )}
+          <ErrorMessage error={second.error} />
+          <Button type="submit" loading={second.isPending}>
+            Verify
+          </Button>
+          <Group justify="space-between">
+            <Anchor component="button" type="button" size="sm" onClick={() => setUseRecovery(!useRecovery)}>
+              {useRecovery ? 'Use a code from the app' : 'Use a recovery code'}
+            </Anchor>
+            {expired ? (
+              <Anchor component="button" type="button" size="sm" onClick={() => setChallenge(undefined)}>
+                Log in again
+              </Anchor>
+            ) : null}
+          </Group>
+        </Stack>
+      </form>
+    );
+  }
   return (
     <form onSubmit={submit} noValidate>
       <Stack>

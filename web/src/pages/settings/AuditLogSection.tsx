@@ -20,6 +20,7 @@ const ACTIONS: Record<string, string> = {
   'project.api_key_created': 'API key created',
   'project.api_key_revoked': 'API key revoked',
   'project.tracking_changed': 'Tracking changed',
+  'project.two_factor_requirement_changed': 'Two-factor requirement changed',
   'project.disabled': 'Project disabled',
   'project.enabled': 'Project enabled',
   'project.reset': 'Project reset',

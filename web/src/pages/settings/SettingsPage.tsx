@@ -6,6 +6,7 @@ import { DangerZone } from './DangerZone.tsx';
 import { GeneralSection } from './GeneralSection.tsx';
 import { MembersSection } from './MembersSection.tsx';
 import { SecuritySection } from './SecuritySection.tsx';
+import { TwoFactorRequirementSection } from './TwoFactorRequirementSection.tsx';
 
 export function Component() {
   return (
@@ -14,6 +15,7 @@ export function Component() {
       <GeneralSection />
       <MembersSection />
       <BillingSection />
+      <TwoFactorRequirementSection />
       <SecuritySection />
       <AuditLogSection />
       <DangerZone />
