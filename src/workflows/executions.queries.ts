@@ -120,25 +120,36 @@ export async function findStepRecords(db: Queryable, projectId: string, executio
   );
 }
 
-export type ExecutionListQuery = { status?: ExecutionStatus; before?: { value: string; id: string }; limit: number };
+export type ExecutionListQuery = { status?: ExecutionStatus; contactId?: string; before?: { value: string; id: string }; limit: number };
 
 /** Newest first, keyset on (started_at, id); `sort_key` is the cursor's timestamp text. */
 export async function listExecutions(db: Queryable, projectId: string, workflowId: string, query: ExecutionListQuery) {
   return db.query<ExecutionRow & { sort_key: string }>(
     `SELECT *, ${cursorTimestampSql('started_at')} AS sort_key FROM workflow_executions
-     WHERE project_id = $1 AND workflow_id = $2 AND ($3::text IS NULL OR status = $3)
+     WHERE project_id = $1 AND workflow_id = $2 AND ($3::text IS NULL OR status = $3) AND ($7::uuid IS NULL OR contact_id = $7)
        AND ($4::timestamptz IS NULL OR (started_at, id) < ($4::timestamptz, $5::uuid))
      ORDER BY started_at DESC, id DESC LIMIT $6`,
-    [projectId, workflowId, query.status ?? null, query.before?.value ?? null, query.before?.id ?? null, query.limit],
+    [projectId, workflowId, query.status ?? null, query.before?.value ?? null, query.before?.id ?? null, query.limit, query.contactId ?? null],
   );
 }
 
-export async function countExecutions(db: Queryable, projectId: string, workflowId: string, status?: ExecutionStatus): Promise<number> {
+export async function countExecutions(db: Queryable, projectId: string, workflowId: string, status?: ExecutionStatus, contactId?: string): Promise<number> {
   const rows = await db.query<{ count: number }>(
-    'SELECT count(*)::int AS count FROM workflow_executions WHERE project_id = $1 AND workflow_id = $2 AND ($3::text IS NULL OR status = $3)',
-    [projectId, workflowId, status ?? null],
+    'SELECT count(*)::int AS count FROM workflow_executions WHERE project_id = $1 AND workflow_id = $2 AND ($3::text IS NULL OR status = $3) AND ($4::uuid IS NULL OR contact_id = $4)',
+    [projectId, workflowId, status ?? null, contactId ?? null],
   );
   return rows[0]!.count;
+}
+
+/** RUNNING and WAITING executions counted at their current step, all versions together. */
+export async function countActiveByStep(db: Queryable, projectId: string, workflowId: string) {
+  return db.query<{ step_id: string; running: number; waiting: number }>(
+    `SELECT current_step_id AS step_id, count(*) FILTER (WHERE status = 'RUNNING')::int AS running, count(*) FILTER (WHERE status = 'WAITING')::int AS waiting
+     FROM workflow_executions
+     WHERE project_id = $1 AND workflow_id = $2 AND status IN ('RUNNING', 'WAITING') AND current_step_id IS NOT NULL
+     GROUP BY current_step_id ORDER BY current_step_id`,
+    [projectId, workflowId],
+  );
 }
 
 /**

@@ -1,8 +1,17 @@
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import type { Deps } from '../deps.ts';
 import { projectOf } from '../http/auth.ts';
-import { cancelAllResult, executionDetailSchema, executionPage, executionParams, executionSchema, listExecutionsQuery, startExecutionBody } from './executions.schemas.ts';
-import { cancelAllExecutions, cancelExecution, getExecution, listExecutions, startExecution } from './executions.service.ts';
+import {
+  activeByStep,
+  cancelAllResult,
+  executionDetailSchema,
+  executionPage,
+  executionParams,
+  executionSchema,
+  listExecutionsQuery,
+  startExecutionBody,
+} from './executions.schemas.ts';
+import { activeExecutionsByStep, cancelAllExecutions, cancelExecution, getExecution, listExecutions, startExecution } from './executions.service.ts';
 import { workflowParams } from './workflows.schemas.ts';
 
 const tags = ['workflows'];
@@ -48,6 +57,15 @@ export const executionsRoutes: FastifyPluginAsyncZod<Deps> = async (app, deps) =
     '/workflows/:id/executions/cancel-all',
     { config, schema: { tags, security, summary: 'Cancel every RUNNING and WAITING execution', params: workflowParams, response: { 200: cancelAllResult } } },
     async (request) => cancelAllExecutions(deps, projectOf(request).id, request.params.id),
+  );
+
+  app.get(
+    '/workflows/:id/executions/active',
+    {
+      config,
+      schema: { tags, security, summary: 'How many executions run or wait at each step now (all versions)', params: workflowParams, response: { 200: activeByStep } },
+    },
+    async (request) => activeExecutionsByStep(deps, projectOf(request).id, request.params.id),
   );
 
   app.get(

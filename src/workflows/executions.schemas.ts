@@ -104,6 +104,7 @@ export const executionParams = z.object({ id: z.uuid(), executionId: z.uuid() })
 
 export const listExecutionsQuery = z.object({
   status: z.enum(EXECUTION_STATUSES).optional(),
+  contactId: z.uuid().optional().describe("only this contact's executions"),
   limit: z.coerce.number().int().min(1).optional().describe('default 20; values above 100 are clamped'),
   cursor: z.string().max(500).optional(),
 });
@@ -111,3 +112,5 @@ export type ListExecutionsInput = z.infer<typeof listExecutionsQuery>;
 
 export const executionPage = z.object({ data: z.array(executionSchema), cursor: z.string().nullable(), hasMore: z.boolean(), total: z.number().int() });
 export const cancelAllResult = z.object({ cancelled: z.number().int() });
+/** How many executions are RUNNING or WAITING at each step now, of every version (the canvas's counts per node). */
+export const activeByStep = z.object({ data: z.array(z.object({ stepId: z.string(), running: z.number().int(), waiting: z.number().int() })) });

@@ -43,13 +43,20 @@ export async function listExecutions(deps: Pick<Deps, 'db' | 'config'>, projectI
   const secret = deps.config.sessionSecret;
   const limit = Math.min(input.limit ?? DEFAULT_PAGE_SIZE, MAX_PAGE_SIZE);
   const before = input.cursor ? decodeCursor(secret, input.cursor, { sort: 'executions', dir: 'desc', checkValue: isCursorTimestamp }) : undefined;
-  const rows = await queries.listExecutions(deps.db, projectId, workflowId, { status: input.status, before, limit: limit + 1 });
+  const rows = await queries.listExecutions(deps.db, projectId, workflowId, { status: input.status, contactId: input.contactId, before, limit: limit + 1 });
   return pageOf(secret, rows, {
     limit,
     at: { sort: 'executions', dir: 'desc' },
     map: toExecution,
-    total: input.cursor ? undefined : () => queries.countExecutions(deps.db, projectId, workflowId, input.status),
+    total: input.cursor ? undefined : () => queries.countExecutions(deps.db, projectId, workflowId, input.status, input.contactId),
   });
+}
+
+/** GET …/executions/active: how many executions run or wait at each step now. */
+export async function activeExecutionsByStep(deps: Pick<Deps, 'db' | 'config'>, projectId: string, workflowId: string) {
+  await requireWorkflow(deps, projectId, workflowId);
+  const rows = await queries.countActiveByStep(deps.db, projectId, workflowId);
+  return { data: rows.map((row) => ({ stepId: row.step_id, running: row.running, waiting: row.waiting })) };
 }
 
 /** GET …/executions/{executionId}: the execution with a record per step it reached. */

@@ -218,4 +218,41 @@ describe('workflow versions and dry run (docs/workflow-versions.md)', () => {
       await receiver.close();
     }
   });
+
+  test('the canvas counts: executions waiting at each step are counted by the server over all of them, and the list filters by contact', async () => {
+    const project = await createProject(server.url);
+    const flow = await buildWorkflow(project.api, { eventName: 'trial-started' }, [
+      { type: 'WAIT_FOR_EVENT', name: 'Wait for a purchase', config: { eventName: 'purchased' } },
+      { type: 'EXIT', name: 'Bought', config: { reason: 'converted' } },
+    ]);
+    await enable(project.api, flow.id);
+    const names = ['Åsa', 'Björn', 'Chloé', '李'];
+    const emails = names.map((_, i) => uniqueEmail(`trial${i}`));
+    const tracked = [];
+    for (const [i, email] of emails.entries()) tracked.push(await track(project.publicApi, email, 'trial-started', { plan: 'pro', firstName: names[i] }));
+    for (const { contact } of tracked) await waitForExecution(project.api, flow.id, contact, ['WAITING']);
+    // One contact goes on and leaves the wait: three stay.
+    await track(project.publicApi, emails[0]!, 'purchased');
+    await waitForExecution(project.api, flow.id, tracked[0]!.contact, ['EXITED', 'COMPLETED']);
+
+    const active = await project.api.get(`/workflows/${flow.id}/executions/active`);
+    assert.equal(active.status, 200, active.text);
+    assert.deepEqual(active.body.data, [{ stepId: flow.stepIds[0], running: 0, waiting: 3 }]);
+
+    const one = await project.api.get(`/workflows/${flow.id}/executions?contactId=${tracked[2]!.contact}`);
+    assert.equal(one.status, 200, one.text);
+    assert.equal(one.body.total, 1);
+    assert.deepEqual(
+      one.body.data.map((e: { contactId: string; status: string }) => [e.contactId, e.status]),
+      [[tracked[2]!.contact, 'WAITING']],
+    );
+    const none = await project.api.get(`/workflows/${flow.id}/executions?contactId=${randomUUID()}`);
+    assert.deepEqual([none.body.total, none.body.data.length], [0, 0]);
+    const bad = await project.api.get(`/workflows/${flow.id}/executions?contactId=not-an-id`);
+    assert.equal(bad.status, 400, bad.text);
+    assert.equal(bad.body.error.errors[0].field, 'contactId');
+
+    const stranger = await createProject(server.url);
+    assert.equal((await stranger.api.get(`/workflows/${flow.id}/executions/active`)).status, 404);
+  });
 });

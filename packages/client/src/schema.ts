@@ -7892,6 +7892,8 @@ export interface paths {
         get: {
             parameters: {
                 query?: {
+                    /** @description only this contact's executions */
+                    contactId?: string;
                     cursor?: string;
                     /** @description default 20; values above 100 are clamped */
                     limit?: number;
@@ -8113,6 +8115,50 @@ export interface paths {
                 };
             };
         };
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/workflows/{id}/executions/active": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** How many executions run or wait at each step now (all versions) */
+        get: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    id: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            data: {
+                                running: number;
+                                stepId: string;
+                                waiting: number;
+                            }[];
+                        };
+                    };
+                };
+            };
+        };
+        put?: never;
+        post?: never;
+        delete?: never;
         options?: never;
         head?: never;
         patch?: never;

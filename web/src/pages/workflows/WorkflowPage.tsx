@@ -17,6 +17,7 @@ import {
   type AddableType,
   type ExecutionDetail,
   type ExecutionStatus,
+  fetchActiveByStep,
   fetchExecution,
   fetchExecutions,
   fetchVersions,
@@ -122,13 +123,14 @@ export function Component() {
 
   const workflow = useQuery({ queryKey: workflowKeys.one(project.id, workflowId), queryFn: () => fetchWorkflow(workflowId) });
   const executions = useQuery({
-    queryKey: [...workflowKeys.executions(project.id, workflowId), status],
-    queryFn: () => fetchExecutions(workflowId, (status ?? undefined) as ExecutionStatus | undefined),
+    queryKey: [...workflowKeys.executions(project.id, workflowId), status, searchContact],
+    queryFn: () => fetchExecutions(workflowId, (status ?? undefined) as ExecutionStatus | undefined, searchContact || undefined),
+    enabled: searchContact !== '',
     refetchInterval: 2000,
   });
   const waitingList = useQuery({
-    queryKey: [...workflowKeys.executions(project.id, workflowId), 'WAITING-counts'],
-    queryFn: () => fetchExecutions(workflowId, 'WAITING'),
+    queryKey: [...workflowKeys.executions(project.id, workflowId), 'active-by-step'],
+    queryFn: () => fetchActiveByStep(workflowId),
     refetchInterval: 2000,
   });
   const versions = useQuery({ queryKey: workflowKeys.versions(project.id, workflowId), queryFn: () => fetchVersions(workflowId) });
@@ -363,7 +365,7 @@ export function Component() {
   readOnlyRef.current = readOnly;
   const names = new Map(graph.steps.map((s) => [s.id, s.name || STEP_LABELS[s.type]]));
   const waiting = new Map<string, number>();
-  for (const e of waitingList.data?.data ?? []) if (e.currentStepId) waiting.set(e.currentStepId, (waiting.get(e.currentStepId) ?? 0) + 1);
+  for (const row of waitingList.data?.data ?? []) if (row.waiting > 0) waiting.set(row.stepId, row.waiting);
   const highlight =
     traceId && trace.data
       ? pathHighlight(
@@ -378,7 +380,8 @@ export function Component() {
         : undefined;
   const selectedStep = graph.steps.find((s) => s.id === selected);
   const templateNames = new Map((templates.data ?? []).map((t) => [t.id, t.name]));
-  const shownExecutions = (executions.data?.data ?? []).filter((e) => searchContact === null || searchContact === undefined || e.contactId === searchContact);
+  // The server filters by contact (searchContact is '' when no contact has the searched email: nothing to show).
+  const shownExecutions = searchContact === '' ? [] : (executions.data?.data ?? []);
 
   return (
     <Stack>

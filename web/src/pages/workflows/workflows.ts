@@ -34,7 +34,10 @@ export const workflowKeys = {
 };
 
 export const fetchWorkflow = (id: string) => call(api.GET('/workflows/{id}', { params: { path: { id } } }));
-export const fetchExecutions = (id: string, status?: ExecutionStatus) => call(api.GET('/workflows/{id}/executions', { params: { path: { id }, query: { status, limit: 100 } } }));
+export const fetchExecutions = (id: string, status?: ExecutionStatus, contactId?: string) =>
+  call(api.GET('/workflows/{id}/executions', { params: { path: { id }, query: { status, contactId, limit: 100 } } }));
+/** How many executions run or wait at each step now, counted by the server over all of them. */
+export const fetchActiveByStep = (id: string) => call(api.GET('/workflows/{id}/executions/active', { params: { path: { id } } }));
 export const fetchExecution = (id: string, executionId: string) => call(api.GET('/workflows/{id}/executions/{executionId}', { params: { path: { id, executionId } } }));
 export const fetchVersions = (id: string) => call(api.GET('/workflows/{id}/versions', { params: { path: { id } } }));
 export const simulate = (id: string, body: { contactId: string; event?: { name: string; data?: Record<string, unknown> } }) =>
