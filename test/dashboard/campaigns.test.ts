@@ -231,9 +231,11 @@ describe('Dashboard: a segment built by mouse, and a campaign to it checked, tes
       .first()
       .waitFor();
     await waitForCampaign(project.api, campaignId, ['SENT'], 120_000);
+    // The page polls: wait until it shows every message sent, not only the total.
+    const all = eligible.toLocaleString('en-US');
     await page
       .getByTestId('stat-sent')
-      .filter({ hasText: `of ${eligible.toLocaleString('en-US')}` })
+      .filter({ hasText: new RegExp(`SENT\\s*${all}\\s*of\\s*${all}`, 'i') })
       .waitFor();
     const received = sink.messages.filter((m) => m.envelope.to[0] !== 'editor@fjord.example' && String(m.parsed.subject).startsWith('Vinterens nyheter fra Fjord'));
     assert.equal(received.length, eligible, 'the SMTP server got one message per eligible contact');
