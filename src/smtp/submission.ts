@@ -1,4 +1,5 @@
 import type { SMTPServerAuthentication, SMTPServerAuthenticationResponse, SMTPServerDataStream, SMTPServerOptions, SMTPServerSession } from 'smtp-server';
+import { keyMaySendFrom } from '../auth/api-keys.ts';
 import { emailField } from '../contacts/contacts.schemas.ts';
 import type { Deps } from '../deps.ts';
 import { signingDomainsFor } from '../domains/domains.service.ts';
@@ -8,9 +9,10 @@ import { isLoopback, type ProjectMessageRate, smtpError } from './limits.ts';
 import { readMessage } from './message.ts';
 import { submitMessage } from './submission.service.ts';
 
-/** What a session holds once it authenticated: the project of the secret key. */
-type SubmissionUser = { projectId: string };
-const projectOf = (session: SMTPServerSession) => (session.user as unknown as SubmissionUser).projectId;
+/** What a session holds once it authenticated: the project of the secret key, and the sender domains a named key is limited to. */
+type SubmissionUser = { projectId: string; senderDomains: string[] };
+const userOf = (session: SMTPServerSession) => session.user as unknown as SubmissionUser;
+const projectOf = (session: SMTPServerSession) => userOf(session).projectId;
 
 /** Record ids named in a 250 reply at most (a reply line stays under 512 octets, RFC 5321 §4.5.3.1.5). */
 const NAMED_IDS = 10;
@@ -28,11 +30,13 @@ export function submissionHandlers(deps: Deps, rate: ProjectMessageRate): Pick<S
       if (!session.secure && !smtp.tls && !smtp.allowInsecureAuth && !isLoopback(session.remoteAddress)) {
         return done(smtpError(538, '5.7.11 Encryption required: this server has no TLS certificate, so only local clients may authenticate'));
       }
+      // Any secret key may submit: the project's, or a named key of either scope (submission is sending).
       deps.keys.resolve(auth.password ?? '').then(
         (key) => {
           if (key?.keyType !== 'secret') return done(smtpError(535, "5.7.8 Authentication credentials invalid: the password is the project's secret key (sk_...)"));
           if (key.disabled) return done(smtpError(535, `5.7.8 This project is disabled${key.disabledReason ? `: ${key.disabledReason}` : ''}`));
-          done(null, { user: { projectId: key.projectId } as never });
+          const user: SubmissionUser = { projectId: key.projectId, senderDomains: key.senderDomains ?? [] };
+          done(null, { user: user as never });
         },
         (error: Error) => done(temporaryFailure(deps, error)),
       );
@@ -43,6 +47,8 @@ export function submissionHandlers(deps: Deps, rate: ProjectMessageRate): Pick<S
       const wait = rate.take(projectId);
       if (wait > 0) return done(smtpError(421, `4.7.0 Too many messages from this project; try again in ${wait} seconds`));
       if (!address.address) return done(smtpError(550, '5.7.1 The sender must be an address on a verified domain of the project'));
+      if (!keyMaySendFrom(userOf(session).senderDomains, address.address))
+        return done(smtpError(550, `5.7.1 This key may send only from ${userOf(session).senderDomains.join(', ')}: use another key or sender`));
       signingDomainsFor(deps.db, [{ projectId, fromEmail: address.address }]).then(
         ([domain]) =>
           domain

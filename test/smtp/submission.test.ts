@@ -4,7 +4,8 @@ import { after, before, describe, test } from 'node:test';
 import nodemailer from 'nodemailer';
 import { uniqueEmail } from '../kit/accounts.ts';
 import type { DnsServer } from '../kit/dns.ts';
-import { projectWithSender, uniqueDomain } from '../kit/domains.ts';
+import { projectWithSender, uniqueDomain, verifiedDomain } from '../kit/domains.ts';
+import { client } from '../kit/http.ts';
 import { receiver } from '../kit/mailauth.ts';
 import { startTestServerWithDns, type TestServer } from '../kit/server.ts';
 import { type SmtpSink, startSmtpSink } from '../kit/smtp.ts';
@@ -136,6 +137,26 @@ describe('SMTP submission: apps send through the /v1/send pipeline (docs/smtp.md
     assert.equal(codeOf(answer), '550');
     assert.match(answer, new RegExp(`^550 5\\.7\\.1 The sender domain ${stranger.replaceAll('.', '\\.')} is not verified in this project`));
     smtp.close();
+  });
+
+  test('a named sending key submits, only from the sender domains it is limited to; a revoked one gets 535', async () => {
+    const { project, from } = await projectWithSender(server.url, dns, 'rechnung');
+    const other = await verifiedDomain(project, dns);
+    const shop = from.slice(from.indexOf('@') + 1);
+    const owner = client(server.url, { cookie: project.owner.cookie });
+    const created = await owner.post(`/users/@me/projects/${project.id}/api-keys`, { name: 'Shop mailer', scope: 'sending', senderDomains: [shop] });
+    assert.equal(created.status, 201, created.text);
+    const smtp = await RawSmtp.open(port);
+    assert.match(await smtp.login(created.body.key), /^235 /);
+    const refused = await smtp.command(`MAIL FROM:<news@${other.domain}>`);
+    assert.match(refused, new RegExp(`^550 5\\.7\\.1 This key may send only from ${shop.replaceAll('.', '\\.')}`));
+    assert.match(await smtp.command(`MAIL FROM:<${from}>`), /^250 /);
+    smtp.close();
+    const revoked = await owner.delete(`/users/@me/projects/${project.id}/api-keys/${created.body.id}`);
+    assert.ok(revoked.status < 300, revoked.text);
+    const again = await RawSmtp.open(port);
+    assert.match(await again.login(created.body.key), /^535 5\.7\.8 /);
+    again.close();
   });
 
   test('pipelined commands get their replies in order; a message over the size limit gets 552 and makes no record', async () => {
