@@ -105,7 +105,7 @@ const environmentSchema = z.object({
   SEGMENT_REFRESH_INTERVAL_SECONDS: positiveInt.default(300),
   SEND_RATE_PER_SECOND: nonNegativeInt.default(0),
   WEBHOOK_ALLOW_PRIVATE: booleanString.default(false),
-  // Contract §14: about 5 s, 5 min, 30 min, 2 h, 5 h, 10 h, 10 h, 10 h (3 days); tests shorten it.
+  // docs/decisions/webhook-endpoints.md: about 5 s, 5 min, 30 min, 2 h, 5 h, 10 h, 10 h, 10 h (3 days); tests shorten it.
   WEBHOOK_RETRY_SCHEDULE: z
     .string()
     .default('5,300,1800,7200,18000,36000,36000,36000')
@@ -293,7 +293,7 @@ function smtpTls(certFile: string | undefined, keyFile: string | undefined): Rea
   }
 }
 
-/** Contract §1: without SESSION_SECRET, one is generated on first start and kept in DATA_DIR. */
+/** docs/architecture.md: without SESSION_SECRET, one is generated on first start and kept in DATA_DIR. */
 function persistedSessionSecret(dataDir: string): string {
   return persistedSecret(dataDir, 'session-secret');
 }

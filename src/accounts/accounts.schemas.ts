@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { newPasswordSchema } from '../auth/password-policy.ts';
 
-/** Contract §2: an email and a password of 8–128 characters that is not easily guessed. */
+/** docs/decisions/accounts.md: an email and a password of 8–128 characters that is not easily guessed. */
 export const credentialsBody = z.object({
   email: z.email().max(254),
   password: newPasswordSchema,

@@ -37,7 +37,7 @@ export function openSession(deps: AccountDeps, userId: string, client: ClientInf
   return insertSession(deps.db, userId, client.userAgent.slice(0, 512), client.ip, SESSION_TTL_SECONDS);
 }
 
-/** Contract §2: POST /auth/signup, unless the deployment turned sign-up off. */
+/** docs/decisions/accounts.md: POST /auth/signup, unless the deployment turned sign-up off. */
 export async function signUp(deps: AccountDeps, email: string, password: string, client: ClientInfo) {
   if (!deps.config.signupEnabled) throw new AppError('SIGNUP_DISABLED');
   refusePasswordGuessableFrom(email, password);

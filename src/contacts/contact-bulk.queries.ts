@@ -20,7 +20,7 @@ export type ContactJobRow = {
   completedAt: Date | null;
 };
 
-/** Contract §12: only the first 100 problems are kept. */
+/** docs/decisions/contacts-and-events.md: only the first 100 problems are kept. */
 export const MAX_JOB_ERRORS = 100;
 
 const JOB_COLUMNS = `id, type, status, contact_ids AS "contactIds", total, processed, succeeded, failed, errors, error,

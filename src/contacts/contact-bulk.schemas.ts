@@ -10,7 +10,7 @@ export const jobAccepted = z.object({ jobId: z.uuid() });
 
 export const jobParams = z.object({ jobId: z.uuid() });
 
-/** Contract §12: the status of a bulk or import job. */
+/** docs/decisions/contacts-and-events.md: the status of a bulk or import job. */
 export const jobStatusResponse = z.object({
   id: z.uuid(),
   type: z.enum(['bulk-subscribe', 'bulk-unsubscribe', 'bulk-delete', 'import']),

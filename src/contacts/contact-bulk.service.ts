@@ -25,7 +25,7 @@ export type BulkOperation = 'subscribe' | 'unsubscribe' | 'delete';
 
 type BulkDeps = Pick<Deps, 'db' | 'queue'>;
 
-/** Contract §12: 1–1000 ids, else 400 (not the 422 of a schema failure). */
+/** docs/decisions/contacts-and-events.md: 1–1000 ids, else 400 (not the 422 of a schema failure). */
 export function assertListSize(field: string, size: number, max: number, noun: string) {
   if (size >= 1 && size <= max) return;
   throw new AppError('BAD_REQUEST', {

@@ -1,7 +1,7 @@
 import { lookup, Resolver } from 'node:dns/promises';
 import { isIP } from 'node:net';
 
-/** Contract §7 and §8: lookups time out after 5 seconds. */
+/** docs/decisions/domains.md and docs/decisions/verify.md: lookups time out after 5 seconds. */
 export const DNS_TIMEOUT_MS = 5000;
 
 /**

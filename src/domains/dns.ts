@@ -16,7 +16,7 @@ export interface TxtResolver {
   mx(name: string): Promise<TxtLookup>;
 }
 
-// Contract §7: lookups time out after 5 seconds, and one try is one timeout.
+// docs/decisions/domains.md: lookups time out after 5 seconds, and one try is one timeout.
 const ABSENT_CODES = new Set(['ENODATA', 'ENOTFOUND']);
 
 /**

@@ -70,7 +70,7 @@ export async function getDomain(deps: Deps, projectId: string, id: string): Prom
   return toDomain(row, deps.config);
 }
 
-/** Contract §7: another project's id is a 404, not a 403: it does not reveal that it exists. */
+/** docs/decisions/domains.md: another project's id is a 404, not a 403: it does not reveal that it exists. */
 export async function listProjectDomains(deps: Deps, callerProjectId: string, projectId: string): Promise<Domain[]> {
   if (projectId !== callerProjectId) throw notFound('Project');
   return (await listDomains(deps.db, projectId)).map((row) => toDomain(row, deps.config));
@@ -142,7 +142,7 @@ function senderDomains(fromEmail: string): string[] {
 }
 
 /**
- * Contract §7: a sender is allowed when its domain, or a parent domain of it, is verified in this
+ * docs/decisions/domains.md: a sender is allowed when its domain, or a parent domain of it, is verified in this
  * project. Otherwise a 403 naming the domain (send, templates, campaigns).
  */
 export async function assertSenderAllowed(db: Queryable, projectId: string, fromEmail: string): Promise<void> {

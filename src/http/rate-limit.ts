@@ -16,7 +16,7 @@ function setHeaders(reply: FastifyReply, limit: number, usage: RequestCount) {
 }
 
 /**
- * Contract §13: every key-authenticated request counts against its project; a dashboard session
+ * docs/decisions/idempotency-and-rate-limits.md: every key-authenticated request counts against its project; a dashboard session
  * does not. Runs after the auth hook, so a request refused there (401, 403) counts for no one.
  * On PostgreSQL the auth hook already counted the request in the same statement that checked its
  * key (auth/api-keys.ts), shared by every process; on the embedded database one process serves,

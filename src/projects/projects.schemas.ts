@@ -19,7 +19,7 @@ export const updateProjectBody = z.object({
   requireTwoFactor: z.boolean().optional().describe('OWNER only: every member must have two-factor sign-in to use the project from the dashboard'),
 });
 
-/** Contract §2: the Project record. */
+/** docs/decisions/accounts.md: the Project record. */
 export const projectResponse = z.object({
   id: z.uuid(),
   name: z.string(),

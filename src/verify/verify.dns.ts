@@ -22,7 +22,7 @@ export interface MailDns {
   close(): void;
 }
 
-// Contract §7: a lookup times out after 5 seconds, one try. c-ares can take longer than its own
+// docs/decisions/domains.md: a lookup times out after 5 seconds, one try. c-ares can take longer than its own
 // timeout for the first query to a silent server (about 6 s here), so a deadline of our own bounds it.
 // resolveNs/resolveMx do not report TTLs; their answers are kept this long.
 const DEFAULT_TTL_SECONDS = 60;

@@ -17,7 +17,7 @@ export const VALUE_OPERATORS = ['equals', 'notEquals', 'contains', 'notContains'
 export const CONDITION_OPERATORS = [...VALUE_OPERATORS, 'exists', 'notExists'] as const;
 export type ConditionOperator = (typeof CONDITION_OPERATORS)[number];
 
-/** Which operators a CONDITION field takes (docs/decisions/segments.md's value operators, §11's fields). */
+/** Which operators a CONDITION field takes (docs/decisions/segments.md's value operators, docs/decisions/workflows.md's fields). */
 export function operatorsFor(field: string): readonly ConditionOperator[] {
   if (field === 'email') return ['equals', 'notEquals', 'contains', 'notContains'];
   if (field === 'subscribed') return ['equals', 'notEquals'];

@@ -11,7 +11,7 @@ import { type SmtpSink, startSmtpSink } from '../kit/smtp.ts';
 
 const SYSTEM_DOMAIN = 'notify.mailroom-ops.example.test';
 
-describe('the server’s own mail is signed with SYSTEM_FROM’s key (docs/architecture.md, §6)', () => {
+describe('the server’s own mail is signed with SYSTEM_FROM’s key (docs/architecture.md, docs/decisions/sending.md)', () => {
   let dns: DnsServer;
   let sink: SmtpSink;
   before(async () => {

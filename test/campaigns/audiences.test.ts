@@ -11,7 +11,7 @@ import { type SmtpSink, startSmtpSink } from '../kit/smtp.ts';
 const at = (label: string) => `${label}@audience.example.test`;
 const proOnly = { logic: 'AND', groups: [{ filters: [{ field: 'data.plan', operator: 'equals', value: 'pro' }] }] };
 
-describe('campaign audiences: SEGMENT and FILTERED (docs/decisions/segments.md, §9, §10)', () => {
+describe('campaign audiences: SEGMENT and FILTERED (docs/decisions/segments.md, docs/decisions/campaigns.md, docs/decisions/segments.md)', () => {
   let server: TestServer;
   let dns: DnsServer;
   let sink: SmtpSink;

@@ -10,7 +10,7 @@ import { type SinkMessage, type SmtpSink, startSmtpSink } from '../kit/smtp.ts';
 const PUBLIC_URL = 'https://mail.example.test';
 const BOUNCING = 'bounce-me@recipients.example.test';
 
-describe('campaign delivery through a real SMTP sink (docs/decisions/sending.md, §9)', () => {
+describe('campaign delivery through a real SMTP sink (docs/decisions/sending.md, docs/decisions/campaigns.md)', () => {
   let server: TestServer;
   let dns: DnsServer;
   let sink: SmtpSink;

@@ -114,7 +114,7 @@ describe('delivery over SMTP: bounces, suppression, retries (docs/decisions/send
   });
 });
 
-describe('delivery to the outbox when SMTP_URL is unset (docs/architecture.md, §6)', () => {
+describe('delivery to the outbox when SMTP_URL is unset (docs/architecture.md, docs/decisions/sending.md)', () => {
   let dns: DnsServer;
   let server: TestServer;
   before(async () => {

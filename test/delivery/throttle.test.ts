@@ -8,7 +8,7 @@ import { type SinkMessage, type SmtpSink, startSmtpSink } from '../kit/smtp.ts';
 
 const RATE = 10;
 
-describe('SEND_RATE_PER_SECOND: a per-project throttle on outgoing mail (docs/architecture.md, §6)', () => {
+describe('SEND_RATE_PER_SECOND: a per-project throttle on outgoing mail (docs/architecture.md, docs/decisions/sending.md)', () => {
   let server: TestServer;
   let dns: DnsServer;
   let sink: SmtpSink;

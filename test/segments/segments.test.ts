@@ -8,7 +8,7 @@ import { startTestServer, type TestServer } from '../kit/server.ts';
 const SEGMENT_KEYS = ['condition', 'createdAt', 'description', 'id', 'memberCount', 'name', 'projectId', 'trackMembership', 'type', 'updatedAt'];
 const pro = { logic: 'AND', groups: [{ filters: [{ field: 'data.plan', operator: 'equals', value: 'pro' }] }] };
 
-describe('segments (the API reference (Segments); docs/decisions/segments.md, §10)', () => {
+describe('segments (the API reference (Segments); docs/decisions/segments.md)', () => {
   let server: TestServer;
   before(async () => {
     server = await startTestServer();

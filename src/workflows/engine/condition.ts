@@ -41,7 +41,7 @@ function compare(actual: unknown, expected: unknown): number | undefined {
 }
 
 /**
- * Evaluates a CONDITION (docs/decisions/workflows.md with §4's operators, docs/decisions/workflows.md): `null`
+ * Evaluates a CONDITION (docs/decisions/workflows.md with docs/decisions/segments.md's operators, docs/decisions/workflows.md): `null`
  * and '' count as absent; an absent value fails every test but notEquals, notContains and
  * notExists; `email` compares case-insensitively.
  */

@@ -9,7 +9,7 @@ import { workflowVariables } from './run-context.ts';
 import type { PendingEmail, StepEnv } from './step-env.ts';
 
 /**
- * SEND_EMAIL through the sending pipeline (docs/decisions/sending.md, §11), inside the step's transaction: the
+ * SEND_EMAIL through the sending pipeline (docs/decisions/sending.md, docs/decisions/workflows.md), inside the step's transaction: the
  * template rendered for the contact with the workflow's variables, one email record (sourceType
  * WORKFLOW) written by the transaction's end (writeEmails: one insert and one delivery run for all
  * its emails), so it exists exactly when the step commits. Suppressed addresses, and

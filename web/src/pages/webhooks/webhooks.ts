@@ -20,7 +20,7 @@ export const fetchEndpoint = (id: string) => call(api.GET('/webhook-endpoints/{i
 export const fetchMessages = (id: string, status: MessageStatus | undefined, cursor: string | undefined) =>
   call(api.GET('/webhook-endpoints/{id}/messages', { params: { path: { id }, query: { status, cursor, limit: 20 } } }));
 
-/** Contract §14: a MEMBER may read endpoints and their log; changes and replays need OWNER or ADMIN. */
+/** docs/decisions/webhook-endpoints.md: a MEMBER may read endpoints and their log; changes and replays need OWNER or ADMIN. */
 export const mayChangeWebhooks = (project: ProjectSummary) => project.role !== 'MEMBER';
 
 export const time = (iso: string | null | undefined) => (iso ? new Date(iso).toLocaleString() : '—');
