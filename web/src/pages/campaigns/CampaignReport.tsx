@@ -6,6 +6,7 @@ import { api, call } from '../../api/client.ts';
 import { projectPath, useProject } from '../../shell/project.ts';
 import { type Column, DataTable } from '../../ui/DataTable.tsx';
 import { LoadError } from '../../ui/LoadError.tsx';
+import { Pager } from '../../ui/Pager.tsx';
 import { StatusBadge } from '../../ui/StatusBadge.tsx';
 import { type Campaign, campaignKeys, percent, type Recipient } from './campaigns.ts';
 
@@ -108,19 +109,7 @@ export function CampaignReport({ campaign, live }: { campaign: Campaign; live: b
       {recipients.data && recipients.data.data.length > 0 && (
         <DataTable label="Recipients" rows={recipients.data.data} rowKey={(r) => r.emailId} columns={columns} busy={recipients.isFetching} />
       )}
-      {totalPages > 1 && (
-        <Group justify="space-between">
-          <Button variant="default" disabled={page <= 1} onClick={() => setPage((p) => p - 1)}>
-            Previous page
-          </Button>
-          <Text size="sm">
-            Page {page} of {totalPages}
-          </Text>
-          <Button variant="default" disabled={page >= totalPages || recipients.isPlaceholderData} onClick={() => setPage((p) => p + 1)}>
-            Next page
-          </Button>
-        </Group>
-      )}
+      <Pager page={page} totalPages={totalPages} onPage={setPage} waiting={recipients.isPlaceholderData} />
     </Stack>
   );
 }

@@ -10,6 +10,7 @@ import { EmptyState } from '../../ui/EmptyState.tsx';
 import { LoadError } from '../../ui/LoadError.tsx';
 import { Loading } from '../../ui/Loading.tsx';
 import { PageHeader } from '../../ui/PageHeader.tsx';
+import { Pager } from '../../ui/Pager.tsx';
 import { StatusBadge } from '../../ui/StatusBadge.tsx';
 import { type Campaign, type CampaignStatus, campaignKeys, STATUS_LABELS, STATUS_TONES, STATUSES } from './campaigns.ts';
 
@@ -129,19 +130,7 @@ export function Component() {
         </EmptyState>
       )}
       {rows.length > 0 && <DataTable label="Campaigns" rows={rows} rowKey={(c) => c.id} columns={columns} minWidth={720} busy={campaigns.isFetching} />}
-      {totalPages > 1 && (
-        <Group justify="space-between">
-          <Button variant="default" disabled={page <= 1} onClick={() => setPage((p) => p - 1)}>
-            Previous page
-          </Button>
-          <Text size="sm">
-            Page {page} of {totalPages}
-          </Text>
-          <Button variant="default" disabled={page >= totalPages || campaigns.isPlaceholderData} onClick={() => setPage((p) => p + 1)}>
-            Next page
-          </Button>
-        </Group>
-      )}
+      <Pager page={page} totalPages={totalPages} onPage={setPage} waiting={campaigns.isPlaceholderData} />
     </Stack>
   );
 }

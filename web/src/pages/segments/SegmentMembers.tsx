@@ -8,6 +8,7 @@ import { type Column, DataTable } from '../../ui/DataTable.tsx';
 import { EmptyState } from '../../ui/EmptyState.tsx';
 import { ErrorMessage } from '../../ui/ErrorMessage.tsx';
 import { LoadError } from '../../ui/LoadError.tsx';
+import { Pager } from '../../ui/Pager.tsx';
 import { StatusBadge } from '../../ui/StatusBadge.tsx';
 import { parseAddresses, type Segment, segmentKeys } from './segments.ts';
 
@@ -138,19 +139,7 @@ export function SegmentMembers({ segment }: { segment: Segment }) {
         <EmptyState title="No member">{isStatic ? 'Paste addresses above to add contacts.' : 'No contact matches the condition now.'}</EmptyState>
       )}
       {rows.length > 0 && <DataTable label="Members" rows={rows} rowKey={(m) => m.id} columns={columns} busy={members.isFetching} />}
-      {totalPages > 1 && (
-        <Group justify="space-between">
-          <Button variant="default" disabled={page <= 1} onClick={() => setPage((p) => p - 1)}>
-            Previous page
-          </Button>
-          <Text size="sm">
-            Page {page} of {totalPages}
-          </Text>
-          <Button variant="default" disabled={page >= totalPages || members.isPlaceholderData} onClick={() => setPage((p) => p + 1)}>
-            Next page
-          </Button>
-        </Group>
-      )}
+      <Pager page={page} totalPages={totalPages} onPage={setPage} waiting={members.isPlaceholderData} />
     </Stack>
   );
 }

@@ -10,6 +10,7 @@ import { EmptyState } from '../../ui/EmptyState.tsx';
 import { LoadError } from '../../ui/LoadError.tsx';
 import { Loading } from '../../ui/Loading.tsx';
 import { PageHeader } from '../../ui/PageHeader.tsx';
+import { Pager } from '../../ui/Pager.tsx';
 import { StatusBadge } from '../../ui/StatusBadge.tsx';
 import { TEMPLATE_TYPES, type Template, type TemplateType, TYPE_LABELS, templateKeys } from './templates.ts';
 
@@ -120,19 +121,7 @@ export function Component() {
         </EmptyState>
       )}
       {rows.length > 0 && <DataTable label="Templates" rows={rows} rowKey={(t) => t.id} columns={columns} minWidth={640} busy={templates.isFetching} />}
-      {templates.data && totalPages > 1 && (
-        <Group justify="space-between">
-          <Button variant="default" disabled={page <= 1} onClick={() => setPage((p) => p - 1)}>
-            Previous page
-          </Button>
-          <Text size="sm">
-            Page {page} of {totalPages}
-          </Text>
-          <Button variant="default" disabled={page >= totalPages || templates.isPlaceholderData} onClick={() => setPage((p) => p + 1)}>
-            Next page
-          </Button>
-        </Group>
-      )}
+      {templates.data && <Pager page={page} totalPages={totalPages} onPage={setPage} waiting={templates.isPlaceholderData} />}
     </Stack>
   );
 }
