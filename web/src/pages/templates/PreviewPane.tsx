@@ -7,6 +7,9 @@ import { asApiError } from '../../api/errors.ts';
 import { useProject } from '../../shell/project.ts';
 import type { Check } from './templates.ts';
 
+/** Light alerts' titles in the text colour: orange and yellow titles on their light background fall under WCAG AA contrast. */
+const READABLE_TITLE = { title: { color: 'var(--mantine-color-text)' } };
+
 export type Picked = { id: string; email: string };
 export type Rendered = { subject: string; html: string; text: string; emptyPlaceholders: string[]; checks: Check[] };
 
@@ -109,7 +112,7 @@ export function PreviewPane({ contact, onContactChange, rendered, pending, probl
         {pending && <Loader size="xs" aria-label="Rendering the preview" />}
       </Group>
       {rendered && rendered.emptyPlaceholders.length > 0 && (
-        <Alert color="yellow" variant="light" p="xs" title={contact ? `Empty for ${contact.email}` : 'Empty without a contact'}>
+        <Alert color="yellow" variant="light" p="xs" styles={READABLE_TITLE} title={contact ? `Empty for ${contact.email}` : 'Empty without a contact'}>
           <Text size="sm">
             These placeholders would render empty: {rendered.emptyPlaceholders.join(', ')}. Give them a fallback, such as{' '}
             <code>{`{{ ${rendered.emptyPlaceholders[0]} ?? "friend" }}`}</code>.
@@ -117,7 +120,7 @@ export function PreviewPane({ contact, onContactChange, rendered, pending, probl
         </Alert>
       )}
       {rendered && rendered.checks.length > 0 && (
-        <Alert color="orange" variant="light" p="xs" title="Checks before sending">
+        <Alert color="orange" variant="light" p="xs" title="Checks before sending" styles={READABLE_TITLE}>
           <List size="sm" aria-label="Checks before sending">
             {rendered.checks.map((check, index) => (
               <List.Item key={`${check.code}-${index}`}>
