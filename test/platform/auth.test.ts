@@ -111,7 +111,7 @@ if (TEST_DATABASE_URL) {
       database = await createTestDatabase();
       const prepared = await prepareEnvironment({ DATABASE_URL: database.url });
       cleanup = prepared.cleanup;
-      // One after the other: the second finds the migrations applied.
+      // One after the other, as a deployment starts them (each runs the migrations at start-up).
       one = await spawnServer(prepared.env);
       two = await spawnServer(prepared.env);
     });

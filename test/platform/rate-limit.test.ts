@@ -98,7 +98,7 @@ if (TEST_DATABASE_URL) {
     test('two API processes share one per-project count', async () => {
       const database = await createTestDatabase();
       const { env, cleanup } = await prepareEnvironment({ DATABASE_URL: database.url, RATE_LIMIT_PER_MINUTE: '30' });
-      // Start them one after the other: the first applies the migrations.
+      // One after the other, as a deployment starts them (each runs the migrations at start-up).
       const first = await spawnServer(env);
       const second = await spawnServer(env);
       try {

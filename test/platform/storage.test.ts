@@ -60,7 +60,7 @@ describe('storage', () => {
 if (process.env.TEST_DATABASE_URL) {
   describe('storage on a shared PostgreSQL', () => {
     test('four connections migrating a fresh database at once apply each migration exactly once', async () => {
-      const { env, cleanup } = await prepareEnvironment();
+      const { env, cleanup } = await prepareEnvironment({}, { emptyDatabase: true });
       const config = loadConfig(env);
       const dbs = await Promise.all([1, 2, 3, 4].map(() => openDatabase(config)));
       try {

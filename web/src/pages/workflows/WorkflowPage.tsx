@@ -286,9 +286,13 @@ export function Component() {
   });
   const travelRef = useRef<{ isPending: boolean; mutate: (direction: 'undo' | 'redo') => void }>({ isPending: false, mutate: () => {} });
   const readOnlyRef = useRef(false);
+  // The history as last rendered: a click acts on the edit its button names, even before the mutation's options catch up.
+  const historyRef = useRef(history);
+  historyRef.current = history;
   const travel = useMutation({
     mutationFn: async (direction: 'undo' | 'redo') => {
-      const edit = direction === 'undo' ? history.past.at(-1) : history.future.at(-1);
+      const { past, future } = historyRef.current;
+      const edit = direction === 'undo' ? past.at(-1) : future.at(-1);
       if (!edit) return;
       await edit[direction]();
       history.moved(direction);
