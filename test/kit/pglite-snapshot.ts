@@ -1,6 +1,8 @@
+import { execFile } from 'node:child_process';
 import { createHash } from 'node:crypto';
-import { cpSync, existsSync, mkdirSync, readFileSync, renameSync, rmSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, renameSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
+import { promisify } from 'node:util';
 import { pino } from 'pino';
 import { loadMigrations, migrate } from '../../src/db/migrate.ts';
 import { openPglite } from '../../src/db/pglite.ts';
@@ -43,6 +45,18 @@ export async function pgliteSnapshot(): Promise<string> {
   return target;
 }
 
+const run = promisify(execFile);
+
+/*
+ * The system's cp and rm, not fs.cpSync and fs.rmSync: on the 1,265 files of a snapshot (41 MB)
+ * they took 1.3 s and 2.8 s against cp's 0.4 s and rm's 0.1 s (2 cores, 2026-11-27), and every
+ * test server makes one copy and removes it.
+ */
 export async function copySnapshotTo(directory: string): Promise<void> {
-  cpSync(await pgliteSnapshot(), directory, { recursive: true });
+  await run('cp', ['-R', await pgliteSnapshot(), directory]);
+}
+
+/** Removes a test server's data directory (see copySnapshotTo). */
+export async function removeTree(directory: string): Promise<void> {
+  await run('rm', ['-rf', directory]);
 }

@@ -1,6 +1,6 @@
 import { type ChildProcess, spawn } from 'node:child_process';
 import { createHash, randomBytes } from 'node:crypto';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import pg from 'pg';
@@ -11,7 +11,7 @@ import { PACKAGE_ROOT } from '../../src/paths.ts';
 import { type RunningServer, startServer } from '../../src/server.ts';
 import { citusWorkers, dropCitusDatabase, prepareCitusDatabase } from './citus.ts';
 import { type DnsServer, startDnsServer } from './dns.ts';
-import { copySnapshotTo } from './pglite-snapshot.ts';
+import { copySnapshotTo, removeTree } from './pglite-snapshot.ts';
 
 export type TestServer = RunningServer & { dataDir: string; env: Record<string, string> };
 
@@ -114,7 +114,7 @@ export async function prepareEnvironment(overrides: Record<string, string> = {},
   }
   const cleanup = async () => {
     await dropDatabase();
-    rmSync(dataDir, { recursive: true, force: true });
+    await removeTree(dataDir);
   };
   return { env, dataDir, cleanup };
 }
