@@ -1,5 +1,9 @@
-import mjml2html from 'mjml';
+import type mjml2html from 'mjml';
 import { AppError } from '../errors.ts';
+
+let loaded: Promise<typeof mjml2html> | undefined;
+/** MJML and what it brings (juice, cheerio) cost about a second of CPU to load: on the first MJML template, not at start-up. */
+const loadMjml = () => (loaded ??= import('mjml').then((module) => module.default));
 
 /**
  * MJML → responsive HTML, run once when a template or a campaign's content is saved or previewed,
@@ -10,9 +14,10 @@ import { AppError } from '../errors.ts';
  * Liquid's.
  */
 export async function mjmlToHtml(source: string, field = 'source'): Promise<string> {
+  const compile = await loadMjml();
   let result: Awaited<ReturnType<typeof mjml2html>>;
   try {
-    result = await mjml2html(source, { validationLevel: 'soft', ignoreIncludes: true });
+    result = await compile(source, { validationLevel: 'soft', ignoreIncludes: true });
   } catch (error) {
     throw new AppError('TEMPLATE_SYNTAX_ERROR', {
       message: `MJML in ${field} could not be parsed: ${(error as Error).message}`,
