@@ -61,7 +61,8 @@ describe('a worker killed mid-batch loses nothing (docs/decisions/sending.md: at
     server = await spawnServer(environment.env);
     const api = client(server.url, { key: project.secretKey });
     const settled = new Map<string, { status: string; to: string; messageId: string; resends: number }>();
-    const until = Date.now() + 60_000;
+    // Settling is not timed here (a loaded Citus pass took over 60 s): what is asserted is that none is lost or sent twice.
+    const until = Date.now() + 180_000;
     while (settled.size < ids.length) {
       assert.ok(Date.now() < until, `records still unfinished: ${ids.length - settled.size}`);
       for (const id of ids.filter((id) => !settled.has(id))) {
