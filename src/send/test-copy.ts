@@ -2,8 +2,9 @@ import { findContactByEmail } from '../contacts/contacts.queries.ts';
 import { enqueueDelivery } from '../delivery/delivery.jobs.ts';
 import type { Deps } from '../deps.ts';
 import { assertSenderAllowed, signingKeyFor } from '../domains/domains.service.ts';
+import { insertEmails } from '../emails/email-record.queries.ts';
 import { buildEmailRecord, type EmailRecordInput } from '../emails/email-record.ts';
-import { findSuppressed, insertEmails } from '../emails/emails.queries.ts';
+import { findSuppressed } from '../emails/emails.queries.ts';
 import { toHeaderLine } from '../rendering/render.ts';
 
 export type TestCopy = {

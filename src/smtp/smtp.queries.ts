@@ -52,18 +52,3 @@ export async function findVerifiedDomainProject(db: Queryable, domain: string): 
   const rows = await db.query<{ project_id: string }>(`SELECT project_id FROM domains WHERE domain = $1 AND status = 'verified'`, [domain]);
   return rows[0]?.project_id;
 }
-
-/**
- * A DSN's refusal about the sender or the message (5.7.x and the like, docs/decisions/sending.md): FAILED with the
- * reason, unless the record already bounced, was complained about or failed. The contact, when it
- * changed, for the email.failed event.
- */
-export async function failDelivered(tx: Queryable, projectId: string, emailId: string, error: string): Promise<{ contact_id: string | null } | undefined> {
-  const rows = await tx.query<{ contact_id: string | null }>(
-    `UPDATE emails SET status = 'FAILED', last_error = $3
-     WHERE project_id = $1 AND id = $2 AND status NOT IN ('BOUNCED', 'COMPLAINED', 'FAILED', 'SUPPRESSED')
-     RETURNING contact_id`,
-    [projectId, emailId, error],
-  );
-  return rows[0];
-}
