@@ -1,15 +1,15 @@
 import { assertBillingAllows } from '../billing/billing.guard.ts';
 import type { Queryable } from '../db/index.ts';
-import { enqueueDelivery } from '../delivery/delivery.jobs.ts';
 import type { Deps } from '../deps.ts';
 import { assertSenderAllowed, signingKeyFor } from '../domains/domains.service.ts';
 import { storedContent } from '../emails/email-content.ts';
+import { enqueueDelivery } from '../emails/email-queue.ts';
 import { refreshEmailStatistics } from '../emails/email-record.queries.ts';
 import { makeCampaignRecords } from '../emails/email-record.ts';
 import { failUnsentOfCampaign } from '../emails/email-status.queries.ts';
+import { sendTestCopy } from '../emails/test-copy.ts';
 import { AppError, badRequest, notFound } from '../errors.ts';
 import type { JobQueue } from '../jobs/queue.ts';
-import { sendTestCopy } from '../send/test-copy.ts';
 import { audienceOf } from './audience.ts';
 import * as sending from './campaign-sending.queries.ts';
 import { lockCampaign, setStatus } from './campaigns.queries.ts';

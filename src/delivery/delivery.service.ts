@@ -6,15 +6,15 @@ import { type EmailTransition, eventsOf, writeTransitions } from '../emails/emai
 import type { EmailRow } from '../emails/emails.queries.ts';
 import { ProjectRotation } from '../jobs/project-rotation.ts';
 import { findTrackingSettings } from '../projects/projects.queries.ts';
-import { signSubmitted, submittedMessages } from '../smtp/submitted-mime.ts';
-import { returnPathFor } from '../smtp/verp.ts';
 import { isSoftBounceError, softBounceError } from './bounces.ts';
 import { type AttachmentRow, claimDue, dueProjects, loadAttachments, renewLeases } from './delivery.queries.ts';
 import { HandOffs, MAX_HANDED } from './hand-off.ts';
 import { buildMessage } from './mime.ts';
 import { type MessageUrls, type TrackingSettings, trackContent } from './seams.ts';
+import { signSubmitted, submittedMessages } from './submitted-mime.ts';
 import type { Throttle } from './throttle.ts';
 import type { Outcome, Transport } from './transport.ts';
+import { returnPathFor } from './verp.ts';
 
 /**
  * Records claimed together: one chunk shares its claim and its build, whose per-statement cost

@@ -1,9 +1,9 @@
 import { findUserById } from '../accounts/accounts.queries.ts';
 import type { Deps } from '../deps.ts';
 import { storedContent } from '../emails/email-content.ts';
+import { sendTestCopy } from '../emails/test-copy.ts';
 import { badRequest, notFound } from '../errors.ts';
 import { checkTemplateSyntax, recipientVariables, render } from '../rendering/render.ts';
-import { sendTestCopy } from '../send/test-copy.ts';
 import { checkContent, emptyPlaceholders } from './checks.ts';
 import { resolveContent } from './formats.ts';
 import * as queries from './templates.queries.ts';
