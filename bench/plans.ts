@@ -4,7 +4,7 @@ import pg from 'pg';
 import { prepareValue } from 'pg/lib/utils.js';
 import { upsertContactByEmail, upsertContactsByEmail } from '../src/contacts/contacts.queries.ts';
 import type { Db, Queryable } from '../src/db/index.ts';
-import { insertEmails } from '../src/emails/emails.queries.ts';
+import { insertEmails } from '../src/emails/email-record.queries.ts';
 import { insertEvents } from '../src/events/events.queries.ts';
 import { countMembers } from '../src/segments/segments.queries.ts';
 import { membersOf } from '../src/segments/segments.service.ts';

@@ -44,6 +44,7 @@ import { sendRoutes } from './send/send.routes.ts';
 import { sesRoutes } from './ses/ses.routes.ts';
 import { suppressionsRoutes } from './suppressions/suppressions.routes.ts';
 import { templatesRoutes } from './templates/templates.routes.ts';
+import { trackRoutes } from './track/track.routes.ts';
 import { uploadsRoutes } from './uploads/uploads.routes.ts';
 import { verifyRoutes } from './verify/verify.routes.ts';
 import { startWebhookDelivery, takeOverWebhookDelivery, webhookFanOut, webhooksJobs } from './webhooks/webhooks.jobs.ts';
@@ -82,6 +83,7 @@ export const CAPABILITIES: Capability[] = [
   { name: 'contact-bulk', routes: contactBulkRoutes, jobs: contactBulkJobs },
   { name: 'contact-import', routes: contactImportRoutes, jobs: contactImportJobs },
   { name: 'events', routes: eventsRoutes, jobs: eventsJobs, start: startEventDispatch },
+  { name: 'track', routes: trackRoutes },
   { name: 'domains', routes: domainsRoutes, jobs: domainJobs, start: startDomainChecks, constraintErrors: domainConstraintErrors },
   { name: 'templates', routes: templatesRoutes },
   { name: 'segments', routes: segmentsRoutes, jobs: segmentsJobs, start: startSegmentRefresh, usage: segmentsUsage },

@@ -1,5 +1,6 @@
 import type { ContactRow } from '../contacts/contacts.schemas.ts';
 import type { Queryable } from '../db/index.ts';
+import { CONTACT_SUPPRESSED } from '../emails/email-record.queries.ts';
 import type { CampaignRow } from './campaigns.schemas.ts';
 
 /** A predicate over contacts `c` with its bound parameters (audience.ts builds it). */
@@ -8,11 +9,8 @@ export type Audience = { predicate: string; params: unknown[] };
 /** The narrowing of a non-TRANSACTIONAL campaign's selection (audience.ts). */
 export const SUBSCRIBED = 'c.subscribed';
 
-/**
- * A contact on the project's suppression list (by address, as insertAudienceRecords matches it): a
- * send makes it a SUPPRESSED record, never a message. The project is `$1` in every Audience.
- */
-const SUPPRESSED = 'EXISTS (SELECT 1 FROM suppressions s WHERE s.project_id = $1 AND s.email = c.email)';
+/** A contact a send makes a SUPPRESSED record for (src/emails/email-record.queries.ts); the project is `$1` in every Audience. */
+const SUPPRESSED = CONTACT_SUPPRESSED;
 
 /** The contacts a send would mail now: the audience less the suppressed (a campaign's `totalRecipients`). */
 export async function countAudience(db: Queryable, audience: Audience): Promise<number> {
@@ -51,33 +49,6 @@ export async function sampleAudience(db: Queryable, audience: Audience, limit: n
 }
 
 /**
- * Fixes the audience (docs/decisions/campaigns.md): one email record per contact of the audience, in one
- * INSERT … SELECT. Records carry no content (rendered at delivery, src/delivery/deferred-content.ts);
- * a suppressed address gets a SUPPRESSED record with `suppressedReason` as its error. The unique
- * index emails_campaign_contact_key skips contacts that already have one, so running this twice
- * (a start job retried after a crash) never makes a second record.
- */
-export async function insertAudienceRecords(tx: Queryable, campaign: CampaignRow, audience: Audience, options: { messageDomain: string; suppressedReason: string }): Promise<void> {
-  const params = [...audience.params];
-  const p = (value: unknown) => {
-    params.push(value);
-    return `$${params.length}`;
-  };
-  await tx.query(
-    `INSERT INTO emails (project_id, id, contact_id, to_address, from_address, from_name, reply_to, status, source_type,
-       campaign_id, template_id, content_type, message_id, last_error)
-     SELECT ${p(campaign.project_id)}::uuid, r.id, r.contact_id, r.email, ${p(campaign.from_email)}, ${p(campaign.from_name)}, ${p(campaign.reply_to)},
-       CASE WHEN s.email IS NULL THEN 'QUEUED' ELSE 'SUPPRESSED' END, 'CAMPAIGN', ${p(campaign.id)}::uuid, ${p(campaign.template_id)}::uuid,
-       ${p(campaign.type)}, '<' || r.id || '@' || ${p(options.messageDomain)}::text || '>',
-       CASE WHEN s.email IS NULL THEN NULL ELSE ${p(options.suppressedReason)}::text END
-     FROM (SELECT gen_random_uuid() AS id, c.id AS contact_id, c.email FROM contacts c WHERE ${audience.predicate}) r
-     LEFT JOIN suppressions s ON s.project_id = ${p(campaign.project_id)}::uuid AND s.email = r.email
-     ON CONFLICT (project_id, campaign_id, contact_id) WHERE campaign_id IS NOT NULL DO NOTHING`,
-    params,
-  );
-}
-
-/**
  * Marks the audience fixed with the number of records to mail (the SUPPRESSED ones are not, so
  * `sentCount / totalRecipients` is the send's progress); the campaign may now become SENT.
  */
@@ -90,31 +61,6 @@ export async function markAudienceFixed(tx: Queryable, projectId: string, campai
     [projectId, campaignId],
   );
   return rows[0]?.total ?? 0;
-}
-
-export async function suppressedRecords(tx: Queryable, projectId: string, campaignId: string) {
-  return tx.query<{ id: string; contact_id: string | null }>(`SELECT id, contact_id FROM emails WHERE project_id = $1 AND campaign_id = $2 AND status = 'SUPPRESSED'`, [
-    projectId,
-    campaignId,
-  ]);
-}
-
-/**
- * Cancel mid-send (docs/decisions/campaigns.md): records not yet handed to the transport never leave. QUEUED ones,
- * and SENDING ones a worker holds but has not handed over (its hand-off and settlement are fenced
- * on status SENDING, so it drops them), become FAILED with `error`. Returns how many.
- */
-export async function failUnsentRecords(tx: Queryable, projectId: string, campaignId: string, error: string): Promise<number> {
-  const rows = await tx.query<{ n: number }>(
-    `WITH failed AS (
-       UPDATE emails SET status = 'FAILED', last_error = $3
-       WHERE project_id = $1 AND campaign_id = $2 AND (status = 'QUEUED' OR (status = 'SENDING' AND handed_off_at IS NULL))
-       RETURNING 1
-     )
-     SELECT count(*)::int AS n FROM failed`,
-    [projectId, campaignId, error],
-  );
-  return rows[0]?.n ?? 0;
 }
 
 /**
@@ -154,21 +100,5 @@ export async function overdueStarts(db: Queryable, graceSeconds: number) {
      ORDER BY scheduled_for NULLS FIRST
      LIMIT 100`,
     [graceSeconds],
-  );
-}
-
-export type RecipientContact = { id: string; email: string; data: Record<string, unknown> };
-
-/** The contacts of a chunk of records, in one query (deferred rendering). */
-export async function contactsByIds(db: Queryable, projectId: string, ids: string[]): Promise<RecipientContact[]> {
-  if (ids.length === 0) return [];
-  return db.query<RecipientContact>('SELECT id, email, data FROM contacts WHERE project_id = $1 AND id = ANY($2::uuid[])', [projectId, ids]);
-}
-
-/** The content sources of the campaigns of a chunk (deferred rendering). */
-export async function campaignContents(db: Queryable, projectId: string, ids: string[]) {
-  return db.query<{ id: string; subject: string; body: string; updated_at: Date | string }>(
-    'SELECT id, subject, body, updated_at FROM campaigns WHERE project_id = $1 AND id = ANY($2::uuid[])',
-    [projectId, ids],
   );
 }

@@ -1,14 +1,15 @@
 import { assertBillingAllows } from '../billing/billing.guard.ts';
 import type { Queryable } from '../db/index.ts';
-import { enqueueDelivery } from '../delivery/delivery.jobs.ts';
 import type { Deps } from '../deps.ts';
 import { assertSenderAllowed, signingKeyFor } from '../domains/domains.service.ts';
-import { SUPPRESSION_REASONS } from '../emails/email-record.ts';
-import { refreshEmailStatistics } from '../emails/emails.queries.ts';
+import { storedContent } from '../emails/email-content.ts';
+import { enqueueDelivery } from '../emails/email-queue.ts';
+import { refreshEmailStatistics } from '../emails/email-record.queries.ts';
+import { makeCampaignRecords } from '../emails/email-record.ts';
+import { failUnsentOfCampaign } from '../emails/email-status.queries.ts';
+import { sendTestCopy } from '../emails/test-copy.ts';
 import { AppError, badRequest, notFound } from '../errors.ts';
-import { recordEvents } from '../events/events.service.ts';
 import type { JobQueue } from '../jobs/queue.ts';
-import { sendTestCopy } from '../send/test-copy.ts';
 import { audienceOf } from './audience.ts';
 import * as sending from './campaign-sending.queries.ts';
 import { lockCampaign, setStatus } from './campaigns.queries.ts';
@@ -109,20 +110,10 @@ async function fixAudience(deps: Deps, tx: Queryable, row: CampaignRow): Promise
   const key = await signingKeyFor(tx, projectId, row.from_email);
   // A sender gone unverified since: records are still made (delivery fails them, saying why).
   const messageDomain = key?.domainName ?? row.from_email.slice(row.from_email.lastIndexOf('@') + 1).toLowerCase();
-  await sending.insertAudienceRecords(tx, row, audience, { messageDomain, suppressedReason: SUPPRESSION_REASONS.suppressed });
+  const { suppressed } = await makeCampaignRecords(tx, row, audience, messageDomain);
   const total = await sending.markAudienceFixed(tx, projectId, row.id);
   if (total >= BULK_RECORDS) await refreshEmailStatistics(tx);
-  const suppressed = await sending.suppressedRecords(tx, projectId, row.id);
-  const events = suppressed
-    .filter((record) => record.contact_id !== null)
-    .map((record) => ({
-      contactId: record.contact_id!,
-      name: 'email.suppressed',
-      emailId: record.id,
-      data: { emailId: record.id, reason: 'suppressed', campaignId: row.id, ...(row.template_id ? { templateId: row.template_id } : {}) },
-    }));
-  await recordEvents(tx, projectId, events);
-  if (total > suppressed.length) await enqueueDelivery(deps.queue, tx);
+  if (total > suppressed) await enqueueDelivery(deps.queue, tx);
   await kickProgress(deps.queue, tx);
 }
 
@@ -136,7 +127,7 @@ export async function cancelCampaign(deps: Deps, projectId: string, id: string):
     if (!row) throw notFound('Campaign');
     if (row.status !== 'SCHEDULED' && row.status !== 'SENDING') throw stateError(row, 'cancelled (only SCHEDULED and SENDING campaigns can)');
     await setStatus(tx, projectId, id, { status: 'CANCELLED' });
-    if (row.status === 'SENDING') await sending.failUnsentRecords(tx, projectId, id, CANCELLED_ERROR);
+    if (row.status === 'SENDING') await failUnsentOfCampaign(tx, projectId, id, CANCELLED_ERROR);
   });
   return getCampaign(deps, projectId, id);
 }
@@ -165,7 +156,7 @@ export async function sendTestEmail(deps: Deps, projectId: string, id: string, t
   const address = to.toLowerCase();
   const emailId = await sendTestCopy(deps, projectId, {
     to: address,
-    content: { subject: row.subject, html: row.body, from: { email: row.from_email, name: row.from_name }, replyTo: row.reply_to, contentType: row.type },
+    content: storedContent({ subject: row.subject, body: row.body, from: row.from_email, fromName: row.from_name, replyTo: row.reply_to, type: row.type }),
     source: { type: 'CAMPAIGN' },
   });
   return { emailId, to: address };

@@ -1,6 +1,7 @@
 import type { Queryable } from '../db/index.ts';
 import type { Deps } from '../deps.ts';
 import { assertSenderAllowed } from '../domains/domains.service.ts';
+import { contentOf } from '../emails/email-content.ts';
 import { AppError, badRequest, type FieldError, notFound } from '../errors.ts';
 import { checkTemplateSyntax } from '../rendering/render.ts';
 import { resolveContent } from '../templates/formats.ts';
@@ -32,9 +33,10 @@ const required = (field: string): FieldError => ({ field, code: 'invalid_type', 
  */
 async function valuesOf(deps: Deps, projectId: string, input: CampaignInput): Promise<queries.CampaignValues> {
   const template = input.templateId ? await getTemplateForSend(deps.db, projectId, input.templateId) : undefined;
-  const subject = input.subject ?? template?.subject;
-  const body = input.body ?? input.source ?? template?.body;
-  const from = input.from ?? template?.from;
+  const overrides = { subject: input.subject, html: input.body ?? input.source, fromEmail: input.from, fromName: input.fromName, replyTo: input.replyTo, contentType: input.type };
+  const given = contentOf(template, overrides, { defaultType: 'MARKETING' });
+  const { subject, html: body } = given;
+  const from = given.from?.email;
   const missing = [subject === undefined && 'subject', body === undefined && 'body', from === undefined && 'from'].filter((f): f is string => !!f);
   if (missing.length) throw new AppError('VALIDATION_ERROR', { errors: missing.map(required) });
 
@@ -54,9 +56,9 @@ async function valuesOf(deps: Deps, projectId: string, input: CampaignInput): Pr
     subject: subject!,
     ...content,
     fromEmail: from!,
-    fromName: input.fromName !== undefined ? input.fromName : (template?.fromName ?? null),
-    replyTo: input.replyTo !== undefined ? input.replyTo : (template?.replyTo ?? null),
-    type: input.type ?? template?.type ?? 'MARKETING',
+    fromName: given.from!.name,
+    replyTo: given.replyTo,
+    type: given.contentType,
     templateId: template?.id ?? null,
     audienceType: input.audienceType,
     // Only the companion of the chosen audience type is kept.

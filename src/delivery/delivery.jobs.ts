@@ -1,14 +1,11 @@
-import type { Logger } from 'pino';
-import type { Queryable } from '../db/index.ts';
 import type { Deps } from '../deps.ts';
+import { DELIVERY_JOB, enqueueDelivery } from '../emails/email-queue.ts';
 import type { JobDefinition, JobQueue } from '../jobs/queue.ts';
-import { trailingWaker } from '../jobs/waker.ts';
 import { nextDueAt, releaseClaimsOf } from './delivery.queries.ts';
 import { deliverDue, handOffsFor } from './delivery.service.ts';
 import { Throttle } from './throttle.ts';
 import { type Transport, transportFor } from './transport.ts';
 
-export const DELIVERY_JOB = 'delivery.run';
 /** A run hands the worker back after this long, queueing its own continuation. */
 const RUN_BUDGET_MS = 20_000;
 const BACKSTOP_CRON = '* * * * *';
@@ -41,35 +38,6 @@ class SharedTransport {
     this.transport?.close();
     this.transport = undefined;
   }
-}
-
-/**
- * Queues a delivery run now (/v1/send, in its transaction). The queue's `short` policy keeps at
- * most one queued job per key: a burst of sends queues one run, which claims all of them.
- */
-export async function enqueueDelivery(queue: JobQueue, tx?: Queryable): Promise<void> {
-  await queue.send(DELIVERY_JOB, {}, { singletonKey: 'now', ...(tx ? { tx } : {}) });
-}
-
-const WAKE_INTERVAL_MS = 100;
-const wakers = new WeakMap<JobQueue, () => void>();
-
-/**
- * Queues a delivery run after a write that committed records (/v1/send): at most one wake-up per
- * 100 ms per process, never one per request (src/jobs/waker.ts). Call it after the commit.
- */
-export function wakeDelivery(queue: JobQueue, log: Logger): void {
-  let wake = wakers.get(queue);
-  if (!wake)
-    wakers.set(
-      queue,
-      (wake = trailingWaker(
-        () => enqueueDelivery(queue),
-        WAKE_INTERVAL_MS,
-        (error) => log.warn({ err: error }, 'could not wake delivery'),
-      )),
-    );
-  wake();
 }
 
 /** A run at `at` (a retry's backoff or a lease's end), one queued job per second at most. */

@@ -1,32 +1,20 @@
-import { randomUUID } from 'node:crypto';
 import type { Deps } from '../deps.ts';
 import { signingKeyFor } from '../domains/domains.service.ts';
+import { fillDeferredContent } from '../emails/email-rendering.ts';
+import type { ClaimRef } from '../emails/email-status.queries.ts';
+import { type EmailTransition, eventsOf, writeTransitions } from '../emails/email-status.ts';
 import type { EmailRow } from '../emails/emails.queries.ts';
-import { recordEvents } from '../events/events.service.ts';
 import { ProjectRotation } from '../jobs/project-rotation.ts';
 import { findTrackingSettings } from '../projects/projects.queries.ts';
-import { signSubmitted, submittedMessages } from '../smtp/submitted-mime.ts';
-import { returnPathFor } from '../smtp/verp.ts';
-import { suppressAddresses, unsubscribeForSuppression } from '../suppressions/suppressions.queries.ts';
 import { isSoftBounceError, softBounceError } from './bounces.ts';
-import { fillDeferredContent } from './deferred-content.ts';
-import {
-  type AttachmentRow,
-  type ClaimRef,
-  claimDue,
-  dueProjects,
-  type HandingRef,
-  loadAttachments,
-  renewLeases,
-  type SettledEvent,
-  type Settlement,
-  writeHandOffs,
-} from './delivery.queries.ts';
+import { type AttachmentRow, claimDue, dueProjects, loadAttachments, renewLeases } from './delivery.queries.ts';
 import { HandOffs, MAX_HANDED } from './hand-off.ts';
 import { buildMessage } from './mime.ts';
 import { type MessageUrls, type TrackingSettings, trackContent } from './seams.ts';
+import { signSubmitted, submittedMessages } from './submitted-mime.ts';
 import type { Throttle } from './throttle.ts';
 import type { Outcome, Transport } from './transport.ts';
+import { returnPathFor } from './verp.ts';
 
 /**
  * Records claimed together: one chunk shares its claim and its build, whose per-statement cost
@@ -63,7 +51,7 @@ export function retryDelayMs(attempts: number): number {
 type RunContext = { deps: Deps; transport: Transport; throttle: Throttle; handOffs: HandOffs; keys: Map<string, ReturnType<typeof signingKeyFor>> };
 
 /** The per-process hand-off state; its answers are settled by `finish`. */
-export const handOffsFor = (deps: Deps) => new HandOffs((marks, settlements) => writeHandOffsOf(deps, marks, settlements));
+export const handOffsFor = (deps: Deps) => new HandOffs((marks, settlements) => writeTransitions(deps, marks, settlements));
 
 /**
  * Delivers due records until none is left, `budgetMs` has passed or the process is stopping, in
@@ -101,7 +89,7 @@ async function deliverChunk(context: RunContext, chunk: EmailRow[]): Promise<voi
     const row = unsettled.get(settlement.id)!;
     unsettled.delete(settlement.id);
     if (!settlement.refund) deps.metrics.emailSettled(row, settlement.status === 'QUEUED' ? 'retried' : (settlement.status.toLowerCase() as 'delivered' | 'bounced' | 'failed'));
-    return handOffs.answer({ ...settlement, events: eventsFor(row, settlement) });
+    return handOffs.answer({ ...settlement, events: eventsOf(row, settlement) });
   };
   // The chunk waits for permits and the relay: its lease is renewed while any of it is unsettled.
   const heartbeat = setInterval(
@@ -175,8 +163,8 @@ async function handOver(context: RunContext, message: { row: EmailRow } & BuiltM
   await answered;
 }
 
-/** A settlement and whether it announces a soft bounce (the record itself goes back to the queue). */
-type Outcomed = Settlement & { softBounce?: boolean };
+/** The answer as the record's transition (src/emails/email-status.ts). */
+type Outcomed = EmailTransition;
 
 function settlementFor(row: EmailRow, outcome: Outcome): Outcomed {
   const ref = refOf(row);
@@ -234,55 +222,4 @@ async function build(
     key,
   );
   return { raw, urls: outgoing.urls, envelopeFrom: returnPathFor(deps.config, row, key) };
-}
-
-/**
- * One hand-off statement (delivery.queries.ts); a statement with hard bounces also adds their
- * addresses to the suppression list and unsubscribes their contacts, in the same transaction.
- */
-async function writeHandOffsOf(deps: Deps, marks: HandingRef[], settlements: Settlement[]): Promise<Set<string>> {
-  const dispatch = deps.registry.events.length > 0;
-  if (!settlements.some((s) => s.status === 'BOUNCED')) return (await writeHandOffs(deps.db, { marks, settlements, dispatch })).held;
-  return deps.db.transaction(async (tx) => {
-    const { held, settled } = await writeHandOffs(tx, { marks, settlements, dispatch });
-    const bounced = settled.filter((row) => row.status === 'BOUNCED');
-    for (const projectId of new Set(bounced.map((row) => row.project_id))) {
-      const rows = bounced.filter((row) => row.project_id === projectId);
-      // A hard bounce (docs/decisions/sending.md): the address joins the list, its contact is unsubscribed for good.
-      await suppressAddresses(
-        tx,
-        rows.map((row) => ({ projectId, email: row.to_address, emailId: row.id })),
-        'hard_bounce',
-      );
-      const contactIds = rows.flatMap((row) => (row.contact_id ? [row.contact_id] : []));
-      const unsubscribed = await unsubscribeForSuppression(tx, projectId, { contactIds });
-      await recordEvents(
-        tx,
-        projectId,
-        unsubscribed.map((contactId) => ({ contactId, name: 'contact.unsubscribed' })),
-      );
-    }
-    return held;
-  });
-}
-
-/** docs/decisions/sending.md service events of a settlement, with `data.emailId` and the ids of what sent it. */
-function eventsFor(row: EmailRow, settlement: Outcomed): SettledEvent[] {
-  if (row.contact_id === null) return [];
-  const contactId = row.contact_id;
-  const data: Record<string, unknown> = { emailId: row.id };
-  if (row.template_id) data.templateId = row.template_id;
-  if (row.campaign_id) data.campaignId = row.campaign_id;
-  if (row.workflow_id) data.workflowId = row.workflow_id;
-  const event = (name: string, extra: Record<string, unknown> = {}): SettledEvent => ({ id: randomUUID(), contactId, name, data: { ...data, ...extra } });
-  switch (settlement.status) {
-    case 'DELIVERED':
-      return [event('email.sent'), event('email.delivered')];
-    case 'BOUNCED':
-      return [event('email.bounced', { bounceType: 'hard', error: settlement.error })];
-    case 'FAILED':
-      return [event('email.failed', { error: settlement.error })];
-    case 'QUEUED':
-      return settlement.softBounce ? [event('email.bounced', { bounceType: 'soft', error: settlement.error })] : [];
-  }
 }

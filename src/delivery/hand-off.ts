@@ -1,5 +1,5 @@
 import { Batcher } from '../db/batcher.ts';
-import type { HandingRef, Settlement } from './delivery.queries.ts';
+import type { HandingRef, Settlement } from '../emails/email-status.queries.ts';
 import { SMTP_CONNECTIONS } from './transport.ts';
 
 /**

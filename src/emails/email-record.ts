@@ -1,9 +1,12 @@
 import { randomUUID } from 'node:crypto';
 import type { Config } from '../config.ts';
-import { recipientLinks } from '../delivery/seams.ts';
-import type { EventInput } from '../events/events.service.ts';
-import { type RenderedEmail, recipientVariables, render, type TemplateVariables } from '../rendering/render.ts';
-import type { ContentType, NewEmail, SourceType } from './emails.queries.ts';
+import type { Queryable } from '../db/index.ts';
+import { type EventInput, recordEvents } from '../events/events.service.ts';
+import type { RenderedEmail, TemplateVariables } from '../rendering/render.ts';
+import type { EmailContent } from './email-content.ts';
+import { type CampaignRecordSource, insertCampaignRecords, type RecipientSelection, suppressedCampaignRecords } from './email-record.queries.ts';
+import { renderEmail } from './email-rendering.ts';
+import type { NewEmail, SourceType } from './emails.queries.ts';
 
 /** Why a record was made SUPPRESSED instead of QUEUED (its `error`, and `data.reason` of email.suppressed). */
 export const SUPPRESSION_REASONS = {
@@ -15,7 +18,7 @@ export type EmailRecordInput = {
   projectId: string;
   /** The verified domain that signs it: the right side of the Message-ID (docs/decisions/sending.md). */
   domainName: string;
-  content: { subject: string; html: string; from: { email: string; name: string | null }; replyTo: string | null; contentType: ContentType; headers?: Record<string, string> };
+  content: EmailContent & { headers?: Record<string, string> };
   source: { type: SourceType; campaignId?: string | null; templateId?: string | null; workflowId?: string | null };
   to: { address: string; name: string | null };
   /** The contact the record belongs to; null for a campaign test, which belongs to none. */
@@ -33,17 +36,23 @@ export type EmailRecordInput = {
 };
 
 /**
- * One email record (docs/decisions/sending.md), the same for every path that makes one (/v1/send, workflows,
- * campaign tests; a campaign's audience is one INSERT … SELECT in SQL): rendered for its recipient
+ * One email record (docs/decisions/sending.md), the same for every path that makes one (/v1/send, SMTP
+ * submission, workflows, test copies; a campaign's audience is makeCampaignRecords): rendered for its recipient
  * with its links, QUEUED or SUPPRESSED (a suppressed address; an unsubscribed contact of MARKETING
  * mail) with the email.suppressed event that goes with it.
  */
 export function buildEmailRecord(config: Config, input: EmailRecordInput): { record: NewEmail; rendered: RenderedEmail; event: EventInput | null } {
   const id = randomUUID();
   const { content, source } = input;
-  const links = input.renderFor ? recipientLinks({ config, projectId: input.projectId, emailId: id, contactId: input.renderFor.id, contentType: content.contentType }) : {};
-  const renderFor = input.renderFor ?? { id: '', email: input.to.address, data: {} };
-  const rendered = render({ subject: content.subject, html: content.html }, recipientVariables(renderFor, links, input.variables));
+  const rendered = renderEmail(config, {
+    projectId: input.projectId,
+    emailId: id,
+    contentType: content.contentType,
+    content: { subject: content.subject, html: content.html },
+    recipient: input.renderFor ?? { id: '', email: input.to.address, data: {} },
+    linksOf: input.renderFor ? input.renderFor.id : null,
+    variables: input.variables,
+  });
   const reason = input.suppressed ? 'suppressed' : content.contentType === 'MARKETING' && input.subscribed === false ? 'unsubscribed' : null;
   const record: NewEmail = {
     id,
@@ -66,7 +75,42 @@ export function buildEmailRecord(config: Config, input: EmailRecordInput): { rec
     message_id: `<${id}@${input.domainName}>`,
     last_error: reason && SUPPRESSION_REASONS[reason],
   };
-  const data = { emailId: id, reason, ...(source.templateId ? { templateId: source.templateId } : {}), ...(source.workflowId ? { workflowId: source.workflowId } : {}) };
-  const event = reason && input.contactId ? { contactId: input.contactId, name: 'email.suppressed', emailId: id, data } : null;
+  const event = reason && input.contactId ? suppressedEvent({ id, contactId: input.contactId, reason, source }) : null;
   return { record, rendered, event };
+}
+
+/**
+ * The email.suppressed event of a SUPPRESSED record (docs/decisions/sending.md service events): `data`
+ * names the record, the reason and the ids of what made it.
+ */
+export function suppressedEvent(record: {
+  id: string;
+  contactId: string;
+  reason: keyof typeof SUPPRESSION_REASONS;
+  source: { campaignId?: string | null; templateId?: string | null; workflowId?: string | null };
+}): EventInput {
+  const { id, source } = record;
+  const data = {
+    emailId: id,
+    reason: record.reason,
+    ...(source.campaignId ? { campaignId: source.campaignId } : {}),
+    ...(source.templateId ? { templateId: source.templateId } : {}),
+    ...(source.workflowId ? { workflowId: source.workflowId } : {}),
+  };
+  return { contactId: record.contactId, name: 'email.suppressed', emailId: id, data };
+}
+
+/**
+ * A campaign's records (docs/decisions/campaigns.md): one per contact of `selection`, made in SQL by one
+ * INSERT … SELECT (email-record.queries.ts), QUEUED or SUPPRESSED as buildEmailRecord makes them,
+ * with the email.suppressed events that go with them. Their content is rendered at delivery
+ * (email-rendering.ts). Returns how many are SUPPRESSED.
+ */
+export async function makeCampaignRecords(tx: Queryable, campaign: CampaignRecordSource, selection: RecipientSelection, messageDomain: string): Promise<{ suppressed: number }> {
+  await insertCampaignRecords(tx, campaign, selection, { messageDomain, suppressedReason: SUPPRESSION_REASONS.suppressed });
+  const suppressed = await suppressedCampaignRecords(tx, campaign.project_id, campaign.id);
+  const source = { campaignId: campaign.id, templateId: campaign.template_id };
+  const events = suppressed.flatMap((record) => (record.contact_id ? [suppressedEvent({ id: record.id, contactId: record.contact_id, reason: 'suppressed', source })] : []));
+  await recordEvents(tx, campaign.project_id, events);
+  return { suppressed: suppressed.length };
 }

@@ -70,67 +70,6 @@ export type NewEmail = {
   last_error: string | null;
 };
 
-// The columns of insertEmails after project_id, each with its type.
-const RECORD_COLUMNS = [
-  ['id', 'uuid'],
-  ['contact_id', 'uuid'],
-  ['to_address', 'text'],
-  ['to_name', 'text'],
-  ['from_address', 'text'],
-  ['from_name', 'text'],
-  ['reply_to', 'text'],
-  ['subject', 'text'],
-  ['html', 'text'],
-  ['text_body', 'text'],
-  ['headers', 'jsonb'],
-  ['status', 'text'],
-  ['source_type', 'text'],
-  ['campaign_id', 'uuid'],
-  ['template_id', 'uuid'],
-  ['workflow_id', 'uuid'],
-  ['content_type', 'text'],
-  ['message_id', 'text'],
-  ['last_error', 'text'],
-] as const satisfies ReadonlyArray<readonly [keyof NewEmail, string]>;
-// Records per statement: 19 parameters each, well under PostgreSQL's 65,535.
-const RECORDS_PER_INSERT = 1_000;
-
-/**
- * Inserts the records of a send, in one statement per 1,000 (docs/architecture.md: few statements per
- * request). Rows as `VALUES` with the project written in: Citus runs it on the project's node alone.
- */
-export async function insertEmails(tx: Queryable, projectId: string, emails: NewEmail[]): Promise<void> {
-  for (let start = 0; start < emails.length; start += RECORDS_PER_INSERT) {
-    const params: unknown[] = [projectId];
-    const rows = emails.slice(start, start + RECORDS_PER_INSERT).map((email) => {
-      const cells = RECORD_COLUMNS.map(([column, type]) => {
-        params.push(column === 'headers' ? JSON.stringify(email.headers ?? {}) : email[column]);
-        return `$${params.length}::${type}`;
-      });
-      return `($1, ${cells.join(', ')})`;
-    });
-    await tx.query(`INSERT INTO emails (project_id, ${RECORD_COLUMNS.map(([column]) => column).join(', ')}) VALUES ${rows.join(', ')}`, params);
-  }
-}
-
-export type NewAttachment = { filename: string; contentType: string; contentId: string | null; disposition: 'attachment' | 'inline'; base64: string };
-
-/**
- * The same attachments for each of `emailIds`, in one statement: the base64 travels once and is
- * decoded by the database, so a 10 MB attachment is not re-encoded per recipient in the process.
- */
-export async function insertAttachments(tx: Queryable, projectId: string, emailIds: string[], attachments: NewAttachment[]): Promise<void> {
-  if (emailIds.length === 0 || attachments.length === 0) return;
-  await tx.query(
-    `INSERT INTO email_attachments (project_id, email_id, position, filename, content_type, content_id, disposition, content)
-     SELECT $1, e.id, a.position - 1, a.item->>'filename', a.item->>'contentType', a.item->>'contentId', a.item->>'disposition',
-       decode(a.item->>'base64', 'base64')
-     FROM unnest($2::uuid[]) AS e(id)
-     CROSS JOIN jsonb_array_elements($3::jsonb) WITH ORDINALITY AS a(item, position)`,
-    [projectId, emailIds, JSON.stringify(attachments)],
-  );
-}
-
 /** The lower-cased addresses among `emails` on the project's suppression list. */
 export async function findSuppressed(db: Queryable, projectId: string, emails: string[]): Promise<Set<string>> {
   const found = await findSuppressedPairs(
@@ -138,17 +77,6 @@ export async function findSuppressed(db: Queryable, projectId: string, emails: s
     emails.map((email) => ({ projectId, email })),
   );
   return new Set(emails.filter((email) => found.has(`${projectId} ${email}`)));
-}
-
-/**
- * Refreshes the planner's statistics of `emails` after a bulk insert (a campaign's audience), as
- * PostgreSQL advises after bulk loading. The delivery worker's statements are planned from them:
- * a table that grew by thousands of rows since autovacuum last looked got plans for a small one
- * (measured on a new database: each claim sorted every due record, and each hand-off hashed the
- * whole due index; 45 % more database time per message). Reads a sample of at most 30,000 rows.
- */
-export async function refreshEmailStatistics(tx: Queryable): Promise<void> {
-  await tx.query('ANALYZE emails');
 }
 
 /** findSuppressed across projects: the `${projectId} ${email}` of each pair on its project's list. */

@@ -1,8 +1,8 @@
 import { getContact } from '../contacts/contacts.service.ts';
-import { fillDeferredContent } from '../delivery/deferred-content.ts';
 import type { Deps } from '../deps.ts';
 import { notFound } from '../errors.ts';
 import { DEFAULT_PAGE_SIZE, decodeCursor, isCursorTimestamp, MAX_PAGE_SIZE, type Page, pageOf } from '../pagination.ts';
+import { fillDeferredContent } from './email-rendering.ts';
 import { countContactEmails, findEmail, listContactEmails } from './emails.queries.ts';
 import { type Email, type EmailContent, toEmail, toEmailContent } from './emails.schemas.ts';
 

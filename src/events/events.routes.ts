@@ -11,44 +11,15 @@ import {
   namesResponse,
   statsQuery,
   statsResponse,
-  trackBody,
-  trackResponse,
   usageResponse,
 } from './events.schemas.ts';
-import { deleteEvents, eventNames, eventStats, eventUsage, listContactEvents, listEvents, trackEvent } from './events.service.ts';
-import { TrackWriter } from './track-writer.ts';
+import { deleteEvents, eventNames, eventStats, eventUsage, listContactEvents, listEvents } from './events.service.ts';
 
 const tags = ['events'];
 const security: Array<Record<string, string[]>> = [{ apiKey: [] }, { session: [] }];
 
 /** the API reference (POST) /v1/track and the Events table (docs/decisions/contacts-and-events.md). */
 export const eventsRoutes: FastifyPluginAsyncZod<Deps> = async (app, deps) => {
-  const tracks = new TrackWriter(deps);
-  // The public-key endpoint; the dashboard alias below takes a session instead (the API reference (Events)).
-  app.post(
-    '/v1/track',
-    {
-      config: { auth: 'public', idempotent: true },
-      schema: {
-        tags,
-        security: [{ apiKey: [] }],
-        summary: 'Track an event for a contact (public key; creates or updates the contact)',
-        body: trackBody,
-        response: { 200: trackResponse },
-      },
-    },
-    async (request) => ({ success: true as const, data: await trackEvent(tracks, projectOf(request).id, request.body) }),
-  );
-
-  app.post(
-    '/events/track',
-    {
-      config: { auth: 'sessionProject', idempotent: true },
-      schema: { tags, security: [{ session: [] }], summary: 'Track an event (dashboard alias of /v1/track)', body: trackBody, response: { 200: trackResponse } },
-    },
-    async (request) => ({ success: true as const, data: await trackEvent(tracks, projectOf(request).id, request.body) }),
-  );
-
   app.get(
     '/events',
     {

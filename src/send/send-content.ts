@@ -1,21 +1,16 @@
 import type { DataChanges } from '../contacts/data-rules.ts';
 import { splitContactData } from '../contacts/data-rules.ts';
 import type { Deps } from '../deps.ts';
-import type { ContentType, NewAttachment } from '../emails/emails.queries.ts';
+import { contentOf, type EmailContent } from '../emails/email-content.ts';
+import type { NewAttachment } from '../emails/email-record.queries.ts';
 import { AppError, type FieldError } from '../errors.ts';
 import { checkTemplateSyntax } from '../rendering/render.ts';
 import type { Template } from '../templates/templates.schemas.ts';
 import { getTemplateForSend } from '../templates/templates.service.ts';
 import { type AttachmentInput, MAX_ATTACHMENT_BYTES, type SendInput } from './send.schemas.ts';
 
-/** What a send's records are made of: the template's, with explicit request fields overriding. */
-export type SendContent = {
-  subject: string;
-  html: string;
-  from: { email: string; name: string | null };
-  replyTo: string | null;
-  contentType: ContentType;
-};
+/** What a send's records are made of: the template's, with explicit request fields overriding (contentOf). */
+export type SendContent = EmailContent;
 
 /**
  * A /v1/send request checked and resolved, before anything is written: everything that can refuse
@@ -45,21 +40,19 @@ export async function prepareSend(deps: Deps, projectId: string, input: SendInpu
 
 function resolveContent(input: SendInput, template: Template | undefined): SendContent {
   const problems: FieldError[] = [];
-  const subject = input.subject ?? template?.subject;
-  const html = input.body ?? template?.body;
-  if (subject === undefined) problems.push(required('subject', 'Required when no template is given.'));
-  if (html === undefined) problems.push(required('body', 'Required when no template is given.'));
-  let from: { email: string; name: string | null } | undefined;
-  if (typeof input.from === 'string') from = { email: input.from, name: input.name ?? template?.fromName ?? null };
-  else if (input.from) from = { email: input.from.email, name: input.from.name ?? null };
-  else if (template) from = { email: template.from.toLowerCase(), name: input.name ?? template.fromName };
-  if (!from) problems.push(required('from', 'Required unless the template has a sender.'));
+  const sender =
+    typeof input.from === 'string'
+      ? { fromEmail: input.from, fromName: input.name }
+      : { fromEmail: input.from?.email, fromName: input.from ? (input.from.name ?? null) : input.name };
+  const content = contentOf(template, { subject: input.subject, html: input.body, ...sender, replyTo: input.reply }, { lowerCaseSender: true });
+  if (content.subject === undefined) problems.push(required('subject', 'Required when no template is given.'));
+  if (content.html === undefined) problems.push(required('body', 'Required when no template is given.'));
+  if (!content.from) problems.push(required('from', 'Required unless the template has a sender.'));
   if (problems.length) throw invalid(problems);
   // Inline sources are checked here; a template's own were checked when it was saved.
   if (input.subject !== undefined) checkTemplateSyntax(input.subject, 'subject');
   if (input.body !== undefined) checkTemplateSyntax(input.body, 'body');
-  const contentType: ContentType = template?.type ?? 'TRANSACTIONAL';
-  return { subject: subject!, html: html!, from: from!, replyTo: input.reply ?? template?.replyTo ?? null, contentType };
+  return content as SendContent;
 }
 
 /** Decodes and measures the attachments (the API reference (Limits): 10 MB decoded in total). */

@@ -1,6 +1,6 @@
 import { Batcher } from '../db/batcher.ts';
-import { wakeDelivery } from '../delivery/delivery.jobs.ts';
 import type { Deps } from '../deps.ts';
+import { wakeDelivery } from '../emails/email-queue.ts';
 import { AppError } from '../errors.ts';
 import { type SendResult, sendKeys, type WrittenSend, writeSends } from './send.service.ts';
 import type { PreparedSend } from './send-content.ts';

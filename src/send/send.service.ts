@@ -3,8 +3,9 @@ import { type UpsertedContact, upsertContactsByEmail } from '../contacts/contact
 import type { Queryable } from '../db/index.ts';
 import type { Deps } from '../deps.ts';
 import { senderNotVerified, signingDomainsFor } from '../domains/domains.service.ts';
+import { insertAttachments, insertEmails } from '../emails/email-record.queries.ts';
 import { buildEmailRecord } from '../emails/email-record.ts';
-import { findSuppressedPairs, insertAttachments, insertEmails, type NewEmail } from '../emails/emails.queries.ts';
+import { findSuppressedPairs, type NewEmail } from '../emails/emails.queries.ts';
 import type { AppError } from '../errors.ts';
 import { type EventInput, recordEvents, subscriptionEventName } from '../events/events.service.ts';
 import { MAX_MESSAGE_BYTES } from './send.schemas.ts';

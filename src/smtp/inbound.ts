@@ -1,10 +1,10 @@
 import { simpleParser } from 'mailparser';
 import type { SMTPServerDataStream, SMTPServerOptions, SMTPServerSession } from 'smtp-server';
+import { parseVerp } from '../delivery/verp.ts';
 import type { Deps } from '../deps.ts';
 import { smtpError } from './limits.ts';
 import { readMessage } from './message.ts';
 import { applyReturnedMessage } from './return-path.service.ts';
-import { parseVerp } from './verp.ts';
 
 type Target = { emailId: string; domain: string };
 type InboundSession = SMTPServerSession & { targets?: Target[] };

@@ -1,10 +1,11 @@
 import type { ParsedMail } from 'mailparser';
 import type { Deps } from '../deps.ts';
+import { failDelivered } from '../emails/email-status.queries.ts';
 import { findEmail } from '../emails/emails.queries.ts';
 import { recordEvents } from '../events/events.service.ts';
 import { applyFeedback } from '../ses/ses.service.ts';
 import { readReport } from './feedback.ts';
-import { failDelivered, findVerifiedDomainProject } from './smtp.queries.ts';
+import { findVerifiedDomainProject } from './smtp.queries.ts';
 
 /**
  * A message to a record's VERP address (docs/smtp.md): a DSN, an ARF complaint or an auto-reply,

@@ -35,35 +35,8 @@ export async function linkSubmissionRecords(tx: Queryable, projectId: string, su
   if (emailIds.length) await tx.query('UPDATE emails SET submission_id = $2 WHERE project_id = $1 AND id = ANY($3::uuid[])', [projectId, submissionId, emailIds]);
 }
 
-/** The MIME of each submission named, by id; one statement per project (Citus routes it to its node). */
-export async function loadSubmissions(db: Queryable, refs: Array<{ projectId: string; submissionId: string }>): Promise<Map<string, Buffer>> {
-  const byProject = new Map<string, Set<string>>();
-  for (const ref of refs) byProject.set(ref.projectId, (byProject.get(ref.projectId) ?? new Set()).add(ref.submissionId));
-  const found = new Map<string, Buffer>();
-  for (const [projectId, ids] of byProject) {
-    const rows = await db.query<{ id: string; raw: Uint8Array }>('SELECT id, raw FROM smtp_submissions WHERE project_id = $1 AND id = ANY($2::uuid[])', [projectId, [...ids]]);
-    for (const row of rows) found.set(row.id, Buffer.from(row.raw));
-  }
-  return found;
-}
-
 /** The project that verified `domain`: at most one (domains_verified_domain_key). */
 export async function findVerifiedDomainProject(db: Queryable, domain: string): Promise<string | undefined> {
   const rows = await db.query<{ project_id: string }>(`SELECT project_id FROM domains WHERE domain = $1 AND status = 'verified'`, [domain]);
   return rows[0]?.project_id;
-}
-
-/**
- * A DSN's refusal about the sender or the message (5.7.x and the like, docs/decisions/sending.md): FAILED with the
- * reason, unless the record already bounced, was complained about or failed. The contact, when it
- * changed, for the email.failed event.
- */
-export async function failDelivered(tx: Queryable, projectId: string, emailId: string, error: string): Promise<{ contact_id: string | null } | undefined> {
-  const rows = await tx.query<{ contact_id: string | null }>(
-    `UPDATE emails SET status = 'FAILED', last_error = $3
-     WHERE project_id = $1 AND id = $2 AND status NOT IN ('BOUNCED', 'COMPLAINED', 'FAILED', 'SUPPRESSED')
-     RETURNING contact_id`,
-    [projectId, emailId, error],
-  );
-  return rows[0];
 }

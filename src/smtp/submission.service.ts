@@ -1,8 +1,8 @@
 import { randomUUID } from 'node:crypto';
 import { type AddressObject, simpleParser } from 'mailparser';
 import { NO_DATA_CHANGES } from '../contacts/data-rules.ts';
-import { wakeDelivery } from '../delivery/delivery.jobs.ts';
 import type { Deps } from '../deps.ts';
+import { wakeDelivery } from '../emails/email-queue.ts';
 import { AppError } from '../errors.ts';
 import { writeSends } from '../send/send.service.ts';
 import type { PreparedSend } from '../send/send-content.ts';
@@ -16,7 +16,7 @@ export type Submitted = { emailIds: string[]; repeated: boolean };
  * One message received over SMTP submission, written as a /v1/send of its envelope recipients
  * through the same code (src/send/send.service.ts): verified sender, contact upsert, suppression,
  * billing limits, records and events, in one transaction with the client's MIME, which delivery
- * sends as it is with our DKIM signature (submitted-mime.ts). Throws the AppError of a refusal.
+ * sends as it is with our DKIM signature (src/delivery/submitted-mime.ts). Throws the AppError of a refusal.
  */
 export async function submitMessage(deps: Deps, submission: Submission): Promise<Submitted> {
   const parsed = await simpleParser(submission.raw, { skipImageLinks: true, skipTextLinks: true });

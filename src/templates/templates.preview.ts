@@ -1,8 +1,9 @@
 import { findUserById } from '../accounts/accounts.queries.ts';
 import type { Deps } from '../deps.ts';
+import { storedContent } from '../emails/email-content.ts';
+import { sendTestCopy } from '../emails/test-copy.ts';
 import { badRequest, notFound } from '../errors.ts';
 import { checkTemplateSyntax, recipientVariables, render } from '../rendering/render.ts';
-import { sendTestCopy } from '../send/test-copy.ts';
 import { checkContent, emptyPlaceholders } from './checks.ts';
 import { resolveContent } from './formats.ts';
 import * as queries from './templates.queries.ts';
@@ -65,7 +66,7 @@ export async function sendTemplateTest(deps: Deps, projectId: string, id: string
   if (!address) throw badRequest('email is required: the address to send the test to.', { details: { field: 'email' } });
   const emailId = await sendTestCopy(deps, projectId, {
     to: address,
-    content: { subject: template.subject, html: template.body, from: { email: template.from, name: template.fromName }, replyTo: template.replyTo, contentType: template.type },
+    content: storedContent(template),
     source: { type: 'TRANSACTIONAL', templateId: template.id },
     renderAs,
   });

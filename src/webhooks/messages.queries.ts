@@ -1,5 +1,19 @@
 import type { Queryable } from '../db/index.ts';
-import { dueProjects as dueProjectsOf } from '../jobs/project-rotation.queries.ts';
+import { type ClaimQueue, claimDue as claimDueOf, dueProjects as dueProjectsOf, releaseClaimsOf as releaseClaimsOfQueue } from '../jobs/claims.ts';
+
+/**
+ * The messages webhook delivery claims (src/jobs/claims.ts): pending, due or past their lease. A
+ * released message is due again in its place in the queue (its creation time: it was claimed
+ * before whatever is due after it), its holder cleared.
+ */
+export const MESSAGE_QUEUE: ClaimQueue = {
+  table: 'webhook_messages',
+  due: 'next_attempt_at',
+  pending: "status = 'pending'",
+  claimed: "status = 'pending'",
+  releaseTo: 'least(created_at, now())',
+  releaseSet: 'claimed_by = NULL',
+};
 
 /** An endpoint's `events` entry matches a name exactly, as a `prefix.*` family, or as `*`. */
 const MATCHES = (name: string, filters: string) =>
@@ -66,46 +80,37 @@ export type ClaimedMessage = {
  * rows only in a statement for one project: see dueProjects). The previous secret is judged by the
  * `clock` CTE's time (Citus refuses now() in a RETURNING).
  */
-export async function claimDue(
+export function claimDue(
   db: Queryable,
   options: { perEndpoint: number; limit: number; busy: Record<string, number>; leaseSeconds: number; instance: number; projectId?: string },
 ): Promise<ClaimedMessage[]> {
-  // Both tables name the project, so Citus routes the whole statement to the project's node.
-  const [inCand, inMessages] = options.projectId ? ['AND m.project_id = $8', 'AND m.project_id = $8 AND w.project_id = $8'] : ['', ''];
-  return db.query<ClaimedMessage>(
-    `WITH clock AS MATERIALIZED (
+  return claimDueOf<ClaimedMessage>(db, MESSAGE_QUEUE, {
+    limit: options.limit,
+    leaseSeconds: options.leaseSeconds,
+    claimedBy: options.instance,
+    projectId: options.projectId,
+    due: ({ bind, inProject, limit }) => `clock AS MATERIALIZED (
        SELECT now() AS now
      ), cand AS (
        SELECT m.project_id, m.id, m.endpoint_id, m.next_attempt_at FROM webhook_messages m
-       WHERE m.status = 'pending' AND m.next_attempt_at <= now() AND NOT (m.endpoint_id = ANY($5::uuid[])) ${inCand}
+       WHERE m.status = 'pending' AND m.next_attempt_at <= now() AND NOT (m.endpoint_id = ANY(${bind(fullEndpoints(options))}::uuid[])) ${inProject('m')}
        ORDER BY m.next_attempt_at
-       LIMIT $6
+       LIMIT ${bind(scanOf(options))}
        FOR UPDATE SKIP LOCKED
      ), ranked AS (
        SELECT c.*, row_number() OVER (PARTITION BY c.endpoint_id ORDER BY c.next_attempt_at, c.id) AS rn FROM cand c
-     ), picked AS (
+     ), due AS (
        SELECT r.project_id, r.id FROM ranked r
        JOIN webhook_endpoints w ON w.project_id = r.project_id AND w.id = r.endpoint_id AND w.enabled
-       WHERE r.rn <= $1 - coalesce(($3::jsonb ->> r.endpoint_id::text)::int, 0)
+       WHERE r.rn <= ${bind(options.perEndpoint)} - coalesce((${bind(JSON.stringify(options.busy))}::jsonb ->> r.endpoint_id::text)::int, 0)
        ORDER BY r.next_attempt_at
-       LIMIT $2
-     )
-     UPDATE webhook_messages m SET next_attempt_at = now() + make_interval(secs => $4), attempts = m.attempts + 1, claimed_by = $7
-     FROM picked c, webhook_endpoints w, clock
-     WHERE m.project_id = c.project_id AND m.id = c.id AND w.project_id = m.project_id AND w.id = m.endpoint_id ${inMessages}
-     RETURNING m.project_id, m.id, m.endpoint_id, m.payload, m.attempts, m.retries, w.url, w.secret,
+       LIMIT ${limit}
+     )`,
+    set: () => 'attempts = x.attempts + 1',
+    from: { items: 'webhook_endpoints w, clock', where: (inProject) => `AND w.project_id = x.project_id AND w.id = x.endpoint_id ${inProject('w')}` },
+    returning: `x.project_id, x.id, x.endpoint_id, x.payload, x.attempts, x.retries, w.url, w.secret,
        CASE WHEN w.previous_secret_until > clock.now THEN w.previous_secret END AS previous_secret`,
-    [
-      options.perEndpoint,
-      options.limit,
-      JSON.stringify(options.busy),
-      options.leaseSeconds,
-      fullEndpoints(options),
-      scanOf(options),
-      options.instance,
-      ...(options.projectId ? [options.projectId] : []),
-    ],
-  );
+  });
 }
 
 /** The endpoints this process already holds at their cap: the claim steps over their messages. */
@@ -121,26 +126,13 @@ const scanOf = (options: { perEndpoint: number; limit: number }) => options.limi
  * oldest first (src/jobs/project-rotation.queries.ts).
  */
 export const dueProjects = (db: Queryable, options: { perEndpoint: number; limit: number; busy: Record<string, number> }) =>
-  dueProjectsOf(db, { table: 'webhook_messages', due: 'next_attempt_at', where: "status = 'pending' AND NOT (endpoint_id = ANY($2::uuid[]))" }, scanOf(options), [
-    fullEndpoints(options),
-  ]);
+  dueProjectsOf(db, MESSAGE_QUEUE, scanOf(options), { where: 'NOT (endpoint_id = ANY($2::uuid[]))', params: [fullEndpoints(options)] });
 
 /**
  * The claims of dead worker instances are due again now, each in its place in the queue (its
  * creation time: it was claimed before whatever is due after it).
  */
-export async function releaseClaimsOf(db: Queryable, instances: number[]): Promise<number> {
-  const rows = await db.query<{ n: number }>(
-    `WITH released AS (
-       UPDATE webhook_messages SET next_attempt_at = least(created_at, now()), claimed_by = NULL
-       WHERE status = 'pending' AND claimed_by = ANY($1::int[]) AND next_attempt_at > now()
-       RETURNING 1
-     )
-     SELECT count(*)::int AS n FROM released`,
-    [instances],
-  );
-  return rows[0]?.n ?? 0;
-}
+export const releaseClaimsOf = (db: Queryable, instances: number[]) => releaseClaimsOfQueue(db, MESSAGE_QUEUE, instances);
 
 /** The earliest time a pending message falls due (a retry, a lease's end); disabled endpoints' have none. */
 export async function nextDueAt(db: Queryable): Promise<Date | undefined> {

@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import type { Queryable } from '../../db/index.ts';
-import { dueProjects as dueProjectsOf } from '../../jobs/project-rotation.queries.ts';
+import { type ClaimQueue, claimDue as claimDueOf, dueProjects as dueProjectsOf, nextDueAt as nextDueAtOf, releaseClaimsOf } from '../../jobs/claims.ts';
 import type { ExecutionRow, ExecutionStatus } from '../executions.schemas.ts';
 
 /** A claimed execution: what the claim returns, and what every later write must present. */
@@ -16,32 +16,30 @@ export type LockedExecution = ExecutionRow & {
   current_attempts: number | null;
 };
 
+/** The executions the engine claims (src/jobs/claims.ts): RUNNING or WAITING, due or past their lease. */
+export const EXECUTION_QUEUE: ClaimQueue = {
+  table: 'workflow_executions',
+  due: 'due_at',
+  pending: "status IN ('RUNNING', 'WAITING')",
+  claimed: "status IN ('RUNNING', 'WAITING') AND claim IS NOT NULL",
+};
+
 /**
- * Claims due executions, oldest first (FOR UPDATE SKIP LOCKED, so workers never share one): a fresh
- * claim token, and `due_at` moved to the lease's end, past which another worker may take the
- * execution over (its holder died). Across projects, or in the one project `projectId` names (on
- * Citus, which locks rows only in a statement for one project: see dueProjects).
+ * Claims due executions, oldest first (src/jobs/claims.ts: FOR UPDATE SKIP LOCKED, so workers never
+ * share one): a fresh claim token, and `due_at` moved to the lease's end, past which another worker
+ * may take the execution over (its holder died). Across projects, or in the one project `projectId`
+ * names (on Citus).
  */
-export async function claimDue(db: Queryable, options: { limit: number; leaseSeconds: number; claimedBy: number; projectId?: string }): Promise<Claimed[]> {
-  // Both tables name the project, so Citus routes the whole statement to the project's node.
-  const [inDue, inExecutions] = options.projectId ? ['AND project_id = $5', 'AND x.project_id = $5'] : ['', ''];
-  return db.query<Claimed>(
-    `WITH due AS (
-       SELECT project_id, id FROM workflow_executions
-       WHERE status IN ('RUNNING', 'WAITING') AND due_at <= now() ${inDue}
-       ORDER BY due_at
-       LIMIT $1
-       FOR UPDATE SKIP LOCKED
-     )
-     UPDATE workflow_executions x SET claim = $4, due_at = now() + make_interval(secs => $2), claimed_by = $3
-     FROM due WHERE x.project_id = due.project_id AND x.id = due.id ${inExecutions}
-     RETURNING x.project_id, x.id, x.workflow_id, x.workflow_version, x.claim`,
-    [options.limit, options.leaseSeconds, options.claimedBy, randomUUID(), ...(options.projectId ? [options.projectId] : [])],
-  );
+export function claimDue(db: Queryable, options: { limit: number; leaseSeconds: number; claimedBy: number; projectId?: string }): Promise<Claimed[]> {
+  return claimDueOf<Claimed>(db, EXECUTION_QUEUE, {
+    ...options,
+    set: (bind) => `claim = ${bind(randomUUID())}`,
+    returning: 'x.project_id, x.id, x.workflow_id, x.workflow_version, x.claim',
+  });
 }
 
 /** The projects with due executions, the project of the oldest first (src/jobs/project-rotation.queries.ts). */
-export const dueProjects = (db: Queryable, scan: number) => dueProjectsOf(db, { table: 'workflow_executions', due: 'due_at', where: "status IN ('RUNNING', 'WAITING')" }, scan);
+export const dueProjects = (db: Queryable, scan: number) => dueProjectsOf(db, EXECUTION_QUEUE, scan);
 
 /**
  * Opens a step transaction: locks the executions whose claim is still ours (one missing from the
@@ -82,18 +80,7 @@ export async function startCall(db: Queryable, claimed: Claimed, leaseSeconds: n
 }
 
 /** The executions dead worker instances held fall due now, for the live workers to take over. */
-export async function releaseExecutionsOf(db: Queryable, instances: number[]): Promise<number> {
-  const rows = await db.query<{ n: number }>(
-    `WITH released AS (
-       UPDATE workflow_executions SET due_at = now()
-       WHERE status IN ('RUNNING', 'WAITING') AND claim IS NOT NULL AND claimed_by = ANY($1::int[]) AND due_at > now()
-       RETURNING 1
-     )
-     SELECT count(*)::int AS n FROM released`,
-    [instances],
-  );
-  return rows[0]?.n ?? 0;
-}
+export const releaseExecutionsOf = (db: Queryable, instances: number[]) => releaseClaimsOf(db, EXECUTION_QUEUE, instances);
 
 /** One step record to write: new, or the update of a WAITING or RUNNING one. */
 export type StepRecordWrite = {
@@ -211,11 +198,7 @@ export async function resumeFromStoredEvents(db: Queryable, targets: Array<{ pro
 }
 
 /** When the next execution falls due (a timer or a lease's end); null when nothing is scheduled. */
-export async function nextDueAt(db: Queryable): Promise<Date | null> {
-  const rows = await db.query<{ at: Date | string | null }>(`SELECT min(due_at) AS at FROM workflow_executions WHERE status IN ('RUNNING', 'WAITING')`);
-  const at = rows[0]?.at;
-  return at ? new Date(at) : null;
-}
+export const nextDueAt = (db: Queryable) => nextDueAtOf(db, EXECUTION_QUEUE);
 
 /** A contact as a step transaction reads it (lockClaimed), for a dry run; undefined when unknown. */
 export async function readContact(db: Queryable, projectId: string, contactId: string) {

@@ -1,6 +1,6 @@
 import type { Queryable } from '../../db/index.ts';
-import { enqueueDelivery } from '../../delivery/delivery.jobs.ts';
 import type { Deps } from '../../deps.ts';
+import { enqueueDelivery } from '../../emails/email-queue.ts';
 import { ProjectRotation } from '../../jobs/project-rotation.ts';
 import { type Claimed, claimDue, dueProjects, lockClaimed, type Progress, resumeFromStoredEvents, saveProgress, startCall } from './engine.queries.ts';
 import { RunContext, type WorkflowGraph } from './run-context.ts';

@@ -1,8 +1,10 @@
 import { assertBillingAllows } from '../../billing/billing.guard.ts';
 import type { Queryable } from '../../db/index.ts';
 import { assertSenderAllowed } from '../../domains/domains.service.ts';
+import { storedContent } from '../../emails/email-content.ts';
+import { insertEmails } from '../../emails/email-record.queries.ts';
 import { buildEmailRecord } from '../../emails/email-record.ts';
-import { findSuppressed, insertEmails } from '../../emails/emails.queries.ts';
+import { findSuppressed } from '../../emails/emails.queries.ts';
 import { recordEvents } from '../../events/events.service.ts';
 import type { SendEmailConfig } from '../step-configs.ts';
 import { workflowVariables } from './run-context.ts';
@@ -20,7 +22,8 @@ export async function sendEmail(env: StepEnv, config: SendEmailConfig): Promise<
   const { deps, tx, run, exec, graph } = env;
   const projectId = exec.project_id;
   const template = await run.template(tx, projectId, config.templateId);
-  const from = template.from.toLowerCase();
+  const content = storedContent(template, { lowerCaseSender: true });
+  const from = content.from.email;
   const key = await run.signingKey(tx, projectId, from);
   if (!key) {
     await assertSenderAllowed(tx, projectId, from); // throws the 403 that names the domain
@@ -31,7 +34,7 @@ export async function sendEmail(env: StepEnv, config: SendEmailConfig): Promise<
   const { record, event } = buildEmailRecord(deps.config, {
     projectId,
     domainName: key.domainName,
-    content: { subject: template.subject, html: template.body, from: { email: from, name: template.fromName }, replyTo: template.replyTo, contentType: template.type },
+    content,
     source: { type: 'WORKFLOW', templateId: template.id, workflowId: graph.id },
     to: { address: to, name: null },
     contactId: exec.contact_id,

@@ -1,7 +1,6 @@
 import type { Queryable } from '../db/index.ts';
-import { assertCanonical, type DkimKey, dkimSign } from '../delivery/mime.ts';
 import type { EmailRow } from '../emails/emails.queries.ts';
-import { loadSubmissions } from './smtp.queries.ts';
+import { assertCanonical, type DkimKey, dkimSign } from './mime.ts';
 
 /** The client's MIME of every submitted record among `rows`, by submission id (one query per project). */
 export function submittedMessages(db: Queryable, rows: EmailRow[]): Promise<Map<string, Buffer>> {
@@ -23,4 +22,16 @@ export async function signSubmitted(raw: Buffer, row: EmailRow, key: DkimKey): P
   const message = added.length ? Buffer.concat([Buffer.from(added.join(''), 'binary'), raw]) : raw;
   assertCanonical(message);
   return dkimSign(message, key);
+}
+
+/** The MIME of each submission named, by id; one statement per project (Citus routes it to its node). */
+export async function loadSubmissions(db: Queryable, refs: Array<{ projectId: string; submissionId: string }>): Promise<Map<string, Buffer>> {
+  const byProject = new Map<string, Set<string>>();
+  for (const ref of refs) byProject.set(ref.projectId, (byProject.get(ref.projectId) ?? new Set()).add(ref.submissionId));
+  const found = new Map<string, Buffer>();
+  for (const [projectId, ids] of byProject) {
+    const rows = await db.query<{ id: string; raw: Uint8Array }>('SELECT id, raw FROM smtp_submissions WHERE project_id = $1 AND id = ANY($2::uuid[])', [projectId, [...ids]]);
+    for (const row of rows) found.set(row.id, Buffer.from(row.raw));
+  }
+  return found;
 }

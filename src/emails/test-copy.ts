@@ -1,10 +1,11 @@
 import { findContactByEmail } from '../contacts/contacts.queries.ts';
-import { enqueueDelivery } from '../delivery/delivery.jobs.ts';
 import type { Deps } from '../deps.ts';
 import { assertSenderAllowed, signingKeyFor } from '../domains/domains.service.ts';
-import { buildEmailRecord, type EmailRecordInput } from '../emails/email-record.ts';
-import { findSuppressed, insertEmails } from '../emails/emails.queries.ts';
 import { toHeaderLine } from '../rendering/render.ts';
+import { enqueueDelivery } from './email-queue.ts';
+import { insertEmails } from './email-record.queries.ts';
+import { buildEmailRecord, type EmailRecordInput } from './email-record.ts';
+import { findSuppressed } from './emails.queries.ts';
 
 export type TestCopy = {
   to: string;

@@ -2,9 +2,10 @@ import { lockContactsByEmail, type UpsertedContact, upsertContactsByEmail } from
 import { Batcher } from '../db/batcher.ts';
 import type { Db, Queryable } from '../db/index.ts';
 import type { Deps } from '../deps.ts';
-import { dispatchWaker } from './events.jobs.ts';
-import { insertDispatch, insertEvents, type NewEventRow, type TrackedRow, type TrackItem, trackBatch } from './events.queries.ts';
-import { subscriptionEventName } from './events.schemas.ts';
+import { dispatchWaker } from '../events/events.jobs.ts';
+import { insertDispatch, insertEvents, type NewEventRow } from '../events/events.queries.ts';
+import { subscriptionEventName } from '../events/events.schemas.ts';
+import { type TrackedRow, type TrackItem, trackBatch } from './track.queries.ts';
 
 /** Requests written by one /v1/track statement at most. */
 const MAX_BATCH = 100;

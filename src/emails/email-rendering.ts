@@ -1,10 +1,35 @@
-import { campaignContents, contactsByIds, type RecipientContact } from '../campaigns/campaign-sending.queries.ts';
+import type { Config } from '../config.ts';
 import type { Deps } from '../deps.ts';
-import type { EmailRow } from '../emails/emails.queries.ts';
 import { AppError } from '../errors.ts';
+import { recipientLinks } from '../links/outgoing.ts';
 import { LruCache } from '../rendering/lru.ts';
-import { recipientVariables, render } from '../rendering/render.ts';
-import { recipientLinks } from './seams.ts';
+import { type Recipient, type RenderedEmail, recipientVariables, render, type TemplateVariables } from '../rendering/render.ts';
+import { campaignContents, contactsByIds, type RecipientContact } from './email-rendering.queries.ts';
+import type { ContentType, EmailRow } from './emails.queries.ts';
+
+/**
+ * The two renderings of an email record (docs/decisions/sending.md): at send, for the records a
+ * request makes one by one (email-record.ts), and at delivery, for a campaign's records, which its
+ * set-based insert leaves without content (fillDeferredContent). Both render one recipient the
+ * same way: its data, its links (none without a contact), the reserved variables.
+ */
+export type RenderInput = {
+  projectId: string;
+  emailId: string;
+  contentType: ContentType;
+  content: { subject: string; html: string };
+  recipient: Recipient;
+  /** The contact whose links the message carries; null: none. */
+  linksOf: string | null;
+  /** Extra template variables (a workflow's `event` and `workflow`). */
+  variables?: TemplateVariables;
+};
+
+/** One record's rendering for its recipient; a template error is the AppError render throws. */
+export function renderEmail(config: Config, input: RenderInput): RenderedEmail {
+  const links = recipientLinks({ config, projectId: input.projectId, emailId: input.emailId, contactId: input.linksOf, contentType: input.contentType });
+  return render(input.content, recipientVariables(input.recipient, links, input.variables));
+}
 
 type CampaignContent = { subject: string; body: string };
 
@@ -20,7 +45,7 @@ const campaigns = new LruCache<string, CampaignContent>(200, 20_000_000);
 const isDeferred = (row: EmailRow) => row.campaign_id !== null && row.html === null;
 
 /**
- * Records made without content are rendered here, just before they are built. /v1/send renders
+ * Rendering at delivery. Records made without content are rendered here, just before they are built. /v1/send renders
  * every record in the request, but a campaign makes its audience's records with one set-based
  * INSERT … SELECT (docs/decisions/campaigns.md) and leaves `subject`, `html` and `text_body` NULL: they are filled
  * per recipient at delivery, from the campaign and the contact as they are then.
@@ -68,9 +93,15 @@ async function loadCampaigns(deps: Deps, projectId: string, rows: EmailRow[]): P
 function renderInto(deps: Deps, row: EmailRow, content: CampaignContent, contact: RecipientContact | undefined): void {
   // A contact deleted since the audience was fixed: the address is still on the record.
   const recipient = contact ?? { id: row.contact_id ?? '', email: row.to_address, data: {} };
-  const links = recipientLinks({ config: deps.config, projectId: row.project_id, emailId: row.id, contactId: contact ? contact.id : null, contentType: row.content_type });
   try {
-    const rendered = render({ subject: content.subject, html: content.body }, recipientVariables(recipient, links));
+    const rendered = renderEmail(deps.config, {
+      projectId: row.project_id,
+      emailId: row.id,
+      contentType: row.content_type,
+      content: { subject: content.subject, html: content.body },
+      recipient,
+      linksOf: contact ? contact.id : null,
+    });
     row.subject = rendered.subject;
     row.html = rendered.html;
     row.text_body = rendered.text;
