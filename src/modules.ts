@@ -44,6 +44,7 @@ import { segmentsRoutes } from './segments/segments.routes.ts';
 import { segmentsUsage } from './segments/segments.usage.ts';
 import { sendRoutes } from './send/send.routes.ts';
 import { sesRoutes } from './ses/ses.routes.ts';
+import { smtpRoutes } from './smtp/smtp.routes.ts';
 import { suppressionsRoutes } from './suppressions/suppressions.routes.ts';
 import { templatesRoutes } from './templates/templates.routes.ts';
 import { uploadsRoutes } from './uploads/uploads.routes.ts';
@@ -91,6 +92,7 @@ export const CAPABILITIES: Capability[] = [
   { name: 'campaigns', routes: campaignsRoutes, jobs: campaignsJobs, start: startCampaignJobs, usage: campaignsUsage, upcoming: scheduledCampaigns },
   { name: 'emails', routes: emailsRoutes },
   { name: 'inbound', routes: inboundRoutes, jobs: inboundJobs, start: startInboundJobs },
+  { name: 'smtp', routes: smtpRoutes },
   { name: 'delivery', jobs: deliveryJobs, start: startDelivery, takeOver: takeOverDelivery },
   { name: 'suppressions', routes: suppressionsRoutes },
   { name: 'platform', jobs: platformJobs, start: startPlatformJobs },

@@ -93,6 +93,19 @@ describe('inbound mail: a domain with inbound on receives mail at any address (d
     smtp.close();
   });
 
+  test('GET /smtp/settings: the host and listeners an app or the dashboard shows', async () => {
+    const project = await createProject(server.url);
+    const settings = await project.api.get('/smtp/settings');
+    assert.equal(settings.status, 200, settings.text);
+    assert.deepEqual(
+      { hostname: settings.body.hostname, submission: settings.body.submission, submissions: settings.body.submissions, starttls: settings.body.starttls },
+      { hostname: MX_HOST, submission: null, submissions: null, starttls: false },
+    );
+    assert.notEqual(settings.body.inbound, null);
+    assert.equal(settings.body.maxMessageBytes, 26_214_400);
+    assert.equal((await fetch(`${server.url}/smtp/settings`)).status, 401);
+  });
+
   test('a message to an enabled domain is stored, parsed, served raw, and its email.received event triggers a workflow and a webhook, once', async () => {
     const { project, domain } = await receivingProject();
     const endpoint = await project.api.post('/webhook-endpoints', { url: hooks.url('/received'), events: ['email.received'] });

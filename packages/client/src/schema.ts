@@ -4929,6 +4929,64 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/smtp/settings": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The SMTP settings to give an app: host, ports, username and password */
+        get: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @description SMTP_HOSTNAME: the host apps connect to, and the MX target of domain records */
+                            hostname: string;
+                            /** @description The port-25-style listener for bounces, complaints and inbound mail; null when off */
+                            inbound: {
+                                port: number;
+                            } | null;
+                            maxMessageBytes: number;
+                            /** @description What to give as the password */
+                            password: string;
+                            /** @description A certificate is configured: submission offers STARTTLS */
+                            starttls: boolean;
+                            /** @description Submission (587 is usual): STARTTLS when `starttls`; null when off */
+                            submission: {
+                                port: number;
+                            } | null;
+                            /** @description Submission over implicit TLS (465 is usual); null when off */
+                            submissions: {
+                                port: number;
+                            } | null;
+                            /** @description Any username is accepted; this one reads well in logs */
+                            username: string;
+                        };
+                    };
+                };
+            };
+        };
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/suppressions": {
         parameters: {
             query?: never;
