@@ -70,7 +70,7 @@ export async function receiveInbound(deps: Deps, message: Received): Promise<str
       headers: parsed.headerLines.map((line) => ({ name: line.key, value: headerValue(line.line) })),
       attachments,
       in_reply_to: inReplyTo ?? null,
-      email_id: answered ?? null,
+      email_id: answered?.id ?? null,
       size: raw.length,
       raw,
     });
@@ -83,10 +83,14 @@ export async function receiveInbound(deps: Deps, message: Received): Promise<str
         text: firstBytes(parsed.text ?? '', EVENT_TEXT_BYTES),
         messageId,
         ...(inReplyTo ? { inReplyTo } : {}),
-        ...(answered ? { emailId: answered } : {}),
+        // As on every email.* event: the record and what it was sent for (docs/decisions/webhook-endpoints.md).
+        ...(answered ? { emailId: answered.id } : {}),
+        ...(answered?.campaign_id ? { campaignId: answered.campaign_id } : {}),
+        ...(answered?.workflow_id ? { workflowId: answered.workflow_id } : {}),
+        ...(answered?.template_id ? { templateId: answered.template_id } : {}),
         attachments: attachments.map(({ filename, contentType, size }) => ({ filename, contentType, size })),
       };
-      await recordEvents(tx, projectId, [{ contactId: contact.id, name: INBOUND_EVENT, emailId: answered ?? null, data }]);
+      await recordEvents(tx, projectId, [{ contactId: contact.id, name: INBOUND_EVENT, emailId: answered?.id ?? null, data }]);
     }
     return { id, announced: contact !== undefined };
   });
@@ -99,17 +103,19 @@ export async function receiveInbound(deps: Deps, message: Received): Promise<str
  * latest of its References that is ours (RFC 5322 §3.6.4). Of a submission's several records with
  * one Message-ID, the one sent to the replying address.
  */
-async function repliedEmail(deps: Deps, projectId: string, parsed: ParsedMail, fromAddress: string): Promise<string | undefined> {
+async function repliedEmail(deps: Deps, projectId: string, parsed: ParsedMail, fromAddress: string): Promise<Answered | undefined> {
   const references = typeof parsed.references === 'string' ? [parsed.references] : (parsed.references ?? []);
   const candidates = [...new Set([firstMessageId(parsed.inReplyTo), ...references.slice().reverse()].filter((id): id is string => !!id))].slice(0, 50);
   if (candidates.length === 0) return undefined;
   const found = await findEmailsByMessageIds(deps.db, projectId, candidates);
   for (const candidate of candidates) {
     const records = found.filter((record) => record.message_id === candidate);
-    if (records.length) return (records.find((record) => record.to_address.toLowerCase() === fromAddress) ?? records[0])!.id;
+    if (records.length) return (records.find((record) => record.to_address.toLowerCase() === fromAddress) ?? records[0])!;
   }
   return undefined;
 }
+
+type Answered = Awaited<ReturnType<typeof findEmailsByMessageIds>>[number];
 
 const firstMessageId = (value: string | undefined) => (value ? /<[^<>\s]+>/.exec(value)?.[0] : undefined);
 

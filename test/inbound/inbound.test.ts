@@ -71,8 +71,8 @@ describe('inbound mail: a domain with inbound on receives mail at any address (d
     assert.equal(refused.body.error.code, 'DOMAIN_NOT_VERIFIED');
 
     const { id, domain } = await verifiedDomain(project, dns);
-    const before = await project.api.get(`/domains/${id}`);
-    assert.equal(before.body.records.filter((r: { type: string; name: string }) => r.type === 'MX' && r.name === domain).length, 0, 'no root MX advised while inbound is off');
+    const initial = await project.api.get(`/domains/${id}`);
+    assert.equal(initial.body.records.filter((r: { type: string; name: string }) => r.type === 'MX' && r.name === domain).length, 0, 'no root MX advised while inbound is off');
     const on = await project.api.patch(`/domains/${id}`, { inbound: true });
     assert.equal(on.status, 200, on.text);
     assert.equal(on.body.inbound, true);
