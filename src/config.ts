@@ -139,6 +139,7 @@ const environmentSchema = z.object({
     .optional(),
   SMTP_MAX_MESSAGE_BYTES: positiveInt.default(26_214_400),
   SMTP_ALLOW_INSECURE_AUTH: booleanString.default(false),
+  INBOUND_RETENTION_DAYS: positiveInt.default(30),
   // docs/metrics.md: GET /metrics is served only behind a bearer token, on a port of its own, or both.
   METRICS_TOKEN: z
     .string()
@@ -208,6 +209,8 @@ export type Config = Readonly<{
     hostname: string;
     maxMessageBytes: number;
     allowInsecureAuth: boolean;
+    /** Days a received inbound message is kept (docs/inbound.md). */
+    inboundRetentionDays: number;
   }>;
   /** GET /metrics (docs/metrics.md): its bearer token, its own port, and the projects with series of their own. */
   metrics: Readonly<{ token: string | undefined; port: number | undefined; projects: readonly string[] }>;
@@ -277,6 +280,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       hostname: e.SMTP_HOSTNAME ?? new URL(e.PUBLIC_URL ?? 'http://localhost').hostname,
       maxMessageBytes: e.SMTP_MAX_MESSAGE_BYTES,
       allowInsecureAuth: e.SMTP_ALLOW_INSECURE_AUTH,
+      inboundRetentionDays: e.INBOUND_RETENTION_DAYS,
     }),
     metrics: Object.freeze({ token: e.METRICS_TOKEN, port: e.METRICS_PORT, projects: Object.freeze([...e.METRICS_PROJECTS]) }),
   });

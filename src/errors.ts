@@ -38,6 +38,7 @@ export const ERRORS = {
   EMAIL_IN_USE: { status: 409, message: 'That email address is already in use.' },
   DOMAIN_EXISTS: { status: 409, message: 'This domain is already added to this project.' },
   DOMAIN_VERIFIED_ELSEWHERE: { status: 409, message: 'This domain is already verified by another project.' },
+  DOMAIN_NOT_VERIFIED: { status: 409, message: 'The domain is not verified yet.' },
   CAMPAIGN_SENDING: { status: 409, message: 'The campaign is sending; cancel it first.' },
   WORKFLOW_HAS_ACTIVE_EXECUTIONS: { status: 409, message: 'The workflow has RUNNING or WAITING executions; cancel them or let them finish first.' },
   REENTRY_REFUSED: { status: 409, message: 'The re-entry rules of this workflow refuse another execution for this contact.' },

@@ -28,6 +28,8 @@ import { domainConstraintErrors } from './domains/domains.service.ts';
 import { emailsRoutes } from './emails/emails.routes.ts';
 import { eventsJobs, startEventDispatch } from './events/events.jobs.ts';
 import { eventsRoutes } from './events/events.routes.ts';
+import { inboundJobs, startInboundJobs } from './inbound/inbound.jobs.ts';
+import { inboundRoutes } from './inbound/inbound.routes.ts';
 import { linksRoutes } from './links/links.routes.ts';
 import { platformJobs, startPlatformJobs } from './platform/platform.jobs.ts';
 import { projectAdminRoutes } from './projects/admin.routes.ts';
@@ -42,6 +44,7 @@ import { segmentsRoutes } from './segments/segments.routes.ts';
 import { segmentsUsage } from './segments/segments.usage.ts';
 import { sendRoutes } from './send/send.routes.ts';
 import { sesRoutes } from './ses/ses.routes.ts';
+import { smtpRoutes } from './smtp/smtp.routes.ts';
 import { suppressionsRoutes } from './suppressions/suppressions.routes.ts';
 import { templatesRoutes } from './templates/templates.routes.ts';
 import { trackRoutes } from './track/track.routes.ts';
@@ -90,6 +93,8 @@ export const CAPABILITIES: Capability[] = [
   { name: 'send', routes: sendRoutes },
   { name: 'campaigns', routes: campaignsRoutes, jobs: campaignsJobs, start: startCampaignJobs, usage: campaignsUsage, upcoming: scheduledCampaigns },
   { name: 'emails', routes: emailsRoutes },
+  { name: 'inbound', routes: inboundRoutes, jobs: inboundJobs, start: startInboundJobs },
+  { name: 'smtp', routes: smtpRoutes },
   { name: 'delivery', jobs: deliveryJobs, start: startDelivery, takeOver: takeOverDelivery },
   { name: 'suppressions', routes: suppressionsRoutes },
   { name: 'platform', jobs: platformJobs, start: startPlatformJobs },

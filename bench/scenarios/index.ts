@@ -8,6 +8,7 @@ import { contactsDeepPage, contactsFirstPage } from './contacts-list.ts';
 import { helloWorld } from './hello-world.ts';
 import { segmentCount } from './segment-count.ts';
 import { deliveryRate, nodemailerAlone, sendAccepted, sendAcceptedApiRole, sendAcceptedSplit } from './send.ts';
+import { smtpSubmission } from './smtp-submission.ts';
 import { trackExisting, trackNew } from './track.ts';
 import { webhookDelivery } from './webhooks.ts';
 import { workflowRun } from './workflow-run.ts';
@@ -26,6 +27,7 @@ export const SCENARIOS: Scenario[] = [
   sendAccepted,
   sendAcceptedApiRole,
   sendAcceptedSplit,
+  smtpSubmission,
   nodemailerAlone,
   deliveryRate,
   campaignSend,

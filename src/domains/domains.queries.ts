@@ -14,15 +14,17 @@ export type DomainRow = {
   last_checked_at: Date | string | null;
   created_at: Date | string;
   record_checks: RecordChecks | null;
+  /** Inbound mail accepted at its addresses (docs/inbound.md). */
+  inbound: boolean;
 };
 
 /** What a check needs; the result of one, applied by applyCheckOutcomes. */
-export type DomainToCheck = Pick<DomainRow, 'project_id' | 'id' | 'domain' | 'selector' | 'public_key'>;
+export type DomainToCheck = Pick<DomainRow, 'project_id' | 'id' | 'domain' | 'selector' | 'public_key' | 'inbound'>;
 /** `outcome` decides the status (the required records); `checks` are the records' answers (absent kinds: no answer). */
 export type CheckOutcome = { outcome: 'pass' | 'fail' | 'unknown'; checks: RecordChecks };
 
 // The private key is deliberately absent: it is read only by findSenderKey.
-const PUBLIC_COLUMNS = 'project_id, id, domain, status, selector, public_key, verified_at, last_checked_at, created_at, record_checks';
+const PUBLIC_COLUMNS = 'project_id, id, domain, status, selector, public_key, verified_at, last_checked_at, created_at, record_checks, inbound';
 const publicColumns = (alias: string) =>
   PUBLIC_COLUMNS.split(', ')
     .map((column) => `${alias}.${column}`)
@@ -68,6 +70,22 @@ export async function deleteDomain(db: Queryable, projectId: string, id: string)
   return rows.length > 0;
 }
 
+/** Turns inbound mail on or off for a domain of the project (docs/inbound.md); undefined when there is no such domain. */
+export async function setDomainInbound(db: Queryable, projectId: string, id: string, inbound: boolean): Promise<DomainRow | undefined> {
+  const rows = await db.query<DomainRow>(`UPDATE domains SET inbound = $3 WHERE project_id = $1 AND id = $2 RETURNING ${PUBLIC_COLUMNS}`, [projectId, id, inbound]);
+  return rows[0];
+}
+
+/**
+ * The project that receives mail for `domain`: verified there with inbound on (at most one project
+ * has a name verified, domains_verified_domain_key). A look across projects by nature: the
+ * recipient's domain is all the listener knows.
+ */
+export async function findInboundDomain(db: Queryable, domain: string): Promise<{ project_id: string; id: string } | undefined> {
+  const rows = await db.query<{ project_id: string; id: string }>(`SELECT project_id, id FROM domains WHERE domain = $1 AND status = 'verified' AND inbound`, [domain]);
+  return rows[0];
+}
+
 /**
  * Domains the background check should look at now: never checked, or not checked for
  * `olderThanSeconds`. Oldest first, so a run cut short resumes where it stopped. Across projects:
@@ -76,7 +94,7 @@ export async function deleteDomain(db: Queryable, projectId: string, id: string)
  */
 export async function findDueDomains(db: Queryable, olderThanSeconds: number, limit: number): Promise<DomainToCheck[]> {
   return db.query<DomainToCheck>(
-    `SELECT project_id, id, domain, selector, public_key FROM domains
+    `SELECT project_id, id, domain, selector, public_key, inbound FROM domains
       WHERE last_checked_at IS NULL OR last_checked_at < now() - $1::double precision * interval '1 second'
       ORDER BY last_checked_at NULLS FIRST, project_id, id
       LIMIT $2`,

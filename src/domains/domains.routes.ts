@@ -2,13 +2,13 @@ import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import type { Deps } from '../deps.ts';
 import { projectOf } from '../http/auth.ts';
-import { createDomainBody, domainIdParams, domainList, domainSchema, projectIdParams } from './domains.schemas.ts';
-import { createDomain, getDomain, listProjectDomains, removeDomain, verifyDomain } from './domains.service.ts';
+import { createDomainBody, domainIdParams, domainList, domainSchema, projectIdParams, updateDomainBody } from './domains.schemas.ts';
+import { createDomain, getDomain, listProjectDomains, removeDomain, updateDomain, verifyDomain } from './domains.service.ts';
 
 const tags = ['domains'];
 const security: Array<Record<string, string[]>> = [{ apiKey: [] }, { session: [] }];
 
-/** Sender domains (the API reference (Domains), docs/decisions/domains.md): add, list, verify now, remove. */
+/** Sender domains (the API reference (Domains), docs/decisions/domains.md): add, list, verify now, inbound on or off, remove. */
 export const domainsRoutes: FastifyPluginAsyncZod<Deps> = async (app, deps) => {
   app.post(
     '/domains',
@@ -38,6 +38,22 @@ export const domainsRoutes: FastifyPluginAsyncZod<Deps> = async (app, deps) => {
     '/domains/:id',
     { config: { auth: 'project' }, schema: { tags, security, summary: 'One domain', params: domainIdParams, response: { 200: domainSchema } } },
     async (request) => getDomain(deps, projectOf(request).id, request.params.id),
+  );
+
+  app.patch(
+    '/domains/:id',
+    {
+      config: { auth: 'project' },
+      schema: {
+        tags,
+        security,
+        summary: 'Turn inbound mail on or off (verified domains only; docs/inbound.md)',
+        params: domainIdParams,
+        body: updateDomainBody,
+        response: { 200: domainSchema },
+      },
+    },
+    async (request) => updateDomain(deps, projectOf(request).id, request.params.id, request.body),
   );
 
   app.get(

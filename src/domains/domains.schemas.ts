@@ -30,6 +30,9 @@ export const domainNameField = z
   .overwrite((value) => normalizeDomainName(value) ?? value);
 
 export const createDomainBody = z.object({ domain: domainNameField });
+export const updateDomainBody = z.object({
+  inbound: z.boolean().describe('Receive mail at any address of this domain (its MX must point at this server: see the MX record in `records`)'),
+});
 export const domainIdParams = z.object({ id: z.uuid() });
 export const projectIdParams = z.object({ projectId: z.uuid() });
 
@@ -61,6 +64,7 @@ export const domainSchema = z.object({
   domain: z.string(),
   status: z.enum(['pending', 'verified']),
   records: z.array(dnsRecordSchema),
+  inbound: z.boolean().describe('Inbound mail: mail to any address of the domain is received and recorded as an email.received event (docs/inbound.md); verified domains only'),
   verifiedAt: z.string().nullable(),
   lastCheckedAt: z.string().nullable(),
   createdAt: z.string(),

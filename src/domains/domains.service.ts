@@ -19,6 +19,7 @@ import {
   findSenderKey,
   insertDomain,
   listDomains,
+  setDomainInbound,
 } from './domains.queries.ts';
 import type { Domain } from './domains.schemas.ts';
 import { bounceDomain, domainRecords, RECORD_KINDS, type RecordChecks, recordName } from './records.ts';
@@ -49,6 +50,7 @@ export function toDomain(row: DomainRow, config: Config): Domain {
     domain: row.domain,
     status: row.status,
     records: domainRecords(row, config.spfMechanisms, bounceHostOf(config)),
+    inbound: row.inbound,
     verifiedAt: iso(row.verified_at),
     lastCheckedAt: iso(row.last_checked_at),
     createdAt: iso(row.created_at)!,
@@ -74,6 +76,24 @@ export async function getDomain(deps: Deps, projectId: string, id: string): Prom
 export async function listProjectDomains(deps: Deps, callerProjectId: string, projectId: string): Promise<Domain[]> {
   if (projectId !== callerProjectId) throw notFound('Project');
   return (await listDomains(deps.db, projectId)).map((row) => toDomain(row, deps.config));
+}
+
+/**
+ * PATCH /domains/{id} `{ inbound }` (docs/inbound.md): inbound mail can be turned on for a verified
+ * domain only (409 otherwise), and off at any time. The domain's MX then appears in its records.
+ */
+export async function updateDomain(deps: Deps, projectId: string, id: string, patch: { inbound: boolean }): Promise<Domain> {
+  const row = await findDomain(deps.db, projectId, id);
+  if (!row) throw notFound('Domain');
+  if (patch.inbound && row.status !== 'verified') {
+    throw new AppError('DOMAIN_NOT_VERIFIED', {
+      message: `Inbound mail needs a verified domain: ${row.domain} is still pending.`,
+      suggestion: 'Publish the DKIM record, check it with GET /domains/{id}/verify, then turn inbound on.',
+    });
+  }
+  const updated = await setDomainInbound(deps.db, projectId, id, patch.inbound);
+  if (!updated) throw notFound('Domain');
+  return toDomain(updated, deps.config);
 }
 
 export async function removeDomain(deps: Deps, projectId: string, id: string): Promise<void> {
@@ -107,6 +127,11 @@ export async function checkDomain(resolver: TxtResolver, row: DomainToCheck, ret
     const [bounceMx, bounceSpf] = await Promise.all([resolver.mx(bounceDomain(row.domain)), resolver.txt(bounceDomain(row.domain))]);
     if (bounceMx.status !== 'unavailable') checks.bounceMx = bounceMx.status === 'found' ? bounceMx.records : [];
     if (bounceSpf.status !== 'unavailable') checks.bounceSpf = bounceSpf.status === 'found' ? bounceSpf.records : [];
+    // The domain's own MX, once it receives mail (docs/inbound.md).
+    if (row.inbound) {
+      const mx = await resolver.mx(row.domain);
+      if (mx.status !== 'unavailable') checks.inboundMx = mx.status === 'found' ? mx.records : [];
+    }
   }
   const dkim = answers.find(([kind]) => kind === 'dkim')![1];
   return { outcome: requiredOutcome(dkim, `v=DKIM1; k=rsa; p=${row.public_key}`), checks };

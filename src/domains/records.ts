@@ -8,16 +8,17 @@ export type RecordKind = 'dkim' | 'spf' | 'dmarc';
  * list when the DNS answered that there is none. A kind is absent when it was never answered
  * (not checked yet, or the lookup timed out: docs/decisions/domains.md keeps the last answer then).
  */
-export type RecordChecks = Partial<Record<RecordKind | 'bounceMx' | 'bounceSpf', string[]>>;
+export type RecordChecks = Partial<Record<RecordKind | 'bounceMx' | 'bounceSpf' | 'inboundMx', string[]>>;
 
 /** The return-path subdomain of a domain (docs/smtp.md): its MX receives bounces and complaints. */
 export const bounceDomain = (domain: string) => `bounces.${domain}`;
 
-/** Whether the last check found the bounce MX pointing at `hostname` (SMTP_HOSTNAME). */
-export const bounceMxPublished = (checks: RecordChecks | null, hostname: string) =>
-  (checks?.bounceMx ?? []).some((exchange) => exchange.toLowerCase().replace(/\.$/, '') === hostname.toLowerCase());
+const pointsAt = (exchanges: string[] | undefined, hostname: string) => (exchanges ?? []).some((exchange) => exchange.toLowerCase().replace(/\.$/, '') === hostname.toLowerCase());
 
-export type DomainKeyFacts = { domain: string; selector: string; public_key: string; record_checks: RecordChecks | null };
+/** Whether the last check found the bounce MX pointing at `hostname` (SMTP_HOSTNAME). */
+export const bounceMxPublished = (checks: RecordChecks | null, hostname: string) => pointsAt(checks?.bounceMx, hostname);
+
+export type DomainKeyFacts = { domain: string; selector: string; public_key: string; record_checks: RecordChecks | null; inbound?: boolean };
 
 export const recordName = (kind: RecordKind, row: Pick<DomainKeyFacts, 'domain' | 'selector'>) =>
   kind === 'dkim' ? `${row.selector}._domainkey.${row.domain}` : kind === 'spf' ? row.domain : `_dmarc.${row.domain}`;
@@ -106,7 +107,26 @@ export function domainRecords(row: DomainKeyFacts, spfMechanisms: readonly strin
     state: dmarcState,
     found: dmarcFound ?? [],
   };
-  return bounceHost ? [dkim, spf, dmarc, ...bounceRecords(row, spfMechanisms, bounceHost)] : [dkim, spf, dmarc];
+  if (!bounceHost) return [dkim, spf, dmarc];
+  return [dkim, spf, dmarc, ...bounceRecords(row, spfMechanisms, bounceHost), ...(row.inbound ? [inboundMx(row, bounceHost)] : [])];
+}
+
+const INBOUND_MX_NOTE =
+  'Inbound mail: the MX of the domain itself, so mail to any of its addresses reaches this server. It replaces the MX records the domain has: mail then no longer reaches a mailbox provider there.';
+
+/** The domain's own MX (docs/inbound.md), shown once inbound is on; recommended, never decides `verified`. */
+function inboundMx(row: DomainKeyFacts, hostname: string): DnsRecord {
+  const found = row.record_checks?.inboundMx;
+  return {
+    type: 'MX',
+    name: row.domain,
+    value: hostname,
+    priority: 10,
+    required: false,
+    note: INBOUND_MX_NOTE,
+    state: stateOf(found, () => (pointsAt(found, hostname) ? 'found' : 'wrong_value')),
+    found: found ?? [],
+  };
 }
 
 const BOUNCE_MX_NOTE =

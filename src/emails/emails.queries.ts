@@ -120,3 +120,24 @@ export async function countContactEmails(db: Queryable, projectId: string, conta
   const rows = await db.query<{ total: number }>('SELECT count(*)::int AS total FROM emails WHERE project_id = $1 AND contact_id = $2', [projectId, contactId]);
   return rows[0]!.total;
 }
+
+/**
+ * The project's records sent with any of these Message-IDs: ours (`<record-id@domain>`) and, for an
+ * SMTP submission, the client's own, which its records send as they are (docs/smtp.md). For linking
+ * an inbound reply to what it answers (docs/inbound.md).
+ */
+export async function findEmailsByMessageIds(
+  db: Queryable,
+  projectId: string,
+  messageIds: string[],
+): Promise<Array<Pick<EmailRow, 'id' | 'to_address' | 'campaign_id' | 'workflow_id' | 'template_id'> & { message_id: string }>> {
+  if (messageIds.length === 0) return [];
+  return db.query(
+    `SELECT id, message_id, to_address, campaign_id, workflow_id, template_id FROM emails WHERE project_id = $1 AND message_id = ANY($2::text[])
+     UNION ALL
+     SELECT e.id, s.client_message_id AS message_id, e.to_address, e.campaign_id, e.workflow_id, e.template_id
+       FROM smtp_submissions s JOIN emails e ON e.project_id = s.project_id AND e.id = ANY(s.email_ids)
+      WHERE s.project_id = $1 AND e.project_id = $1 AND s.client_message_id = ANY($2::text[])`,
+    [projectId, messageIds],
+  );
+}

@@ -2,7 +2,7 @@ import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { contactIdParams } from '../contacts/contacts.schemas.ts';
 import type { Deps } from '../deps.ts';
 import { projectOf } from '../http/auth.ts';
-import { contactEmailsQuery, emailContentSchema, emailIdParams, emailPage, emailSchema } from './emails.schemas.ts';
+import { contactEmailsQuery, emailContentSchema, emailDetailSchema, emailIdParams, emailPage } from './emails.schemas.ts';
 import { getEmail, getEmailContent, listEmailsOfContact } from './emails.service.ts';
 
 const tags = ['emails'];
@@ -12,7 +12,10 @@ const security: Array<Record<string, string[]>> = [{ apiKey: [] }, { session: []
 export const emailsRoutes: FastifyPluginAsyncZod<Deps> = async (app, deps) => {
   app.get(
     '/emails/:id',
-    { config: { auth: 'project' }, schema: { tags, security, summary: 'One email record', params: emailIdParams, response: { 200: emailSchema } } },
+    {
+      config: { auth: 'project' },
+      schema: { tags, security, summary: 'One email record, with the replies it received', params: emailIdParams, response: { 200: emailDetailSchema } },
+    },
     async (request) => getEmail(deps, projectOf(request).id, request.params.id),
   );
 

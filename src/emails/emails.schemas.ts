@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { replySchema } from '../inbound/inbound.schemas.ts';
 import { EMAIL_STATUSES, type EmailRow } from './emails.queries.ts';
 
 export const emailIdParams = z.object({ id: z.uuid() });
@@ -29,6 +30,12 @@ export const emailSchema = z.object({
   resends: z.number().int().describe('Times the message was sent again, with the same Message-ID, after a hand-off whose answer never came (docs/decisions/sending.md)'),
 });
 export type Email = z.infer<typeof emailSchema>;
+
+/** GET /emails/{id}: the record with the replies it received (docs/inbound.md). */
+export const emailDetailSchema = emailSchema.extend({
+  replies: z.array(replySchema).describe('Inbound messages answering this one (In-Reply-To or References), oldest first; the first 50, the rest at GET /inbound?emailId='),
+});
+export type EmailDetail = z.infer<typeof emailDetailSchema>;
 
 const address = z.object({ email: z.string(), name: z.string().nullable() });
 

@@ -2972,6 +2972,8 @@ export interface paths {
                             domain: string;
                             /** Format: uuid */
                             id: string;
+                            /** @description Inbound mail: mail to any address of the domain is received and recorded as an email.received event (docs/inbound.md); verified domains only */
+                            inbound: boolean;
                             lastCheckedAt: string | null;
                             records: {
                                 /** @description The TXT values found at the name at the last check (for SPF, its v=spf1 records), strings joined */
@@ -3036,6 +3038,8 @@ export interface paths {
                             domain: string;
                             /** Format: uuid */
                             id: string;
+                            /** @description Inbound mail: mail to any address of the domain is received and recorded as an email.received event (docs/inbound.md); verified domains only */
+                            inbound: boolean;
                             lastCheckedAt: string | null;
                             records: {
                                 /** @description The TXT values found at the name at the last check (for SPF, its v=spf1 records), strings joined */
@@ -3091,7 +3095,66 @@ export interface paths {
         };
         options?: never;
         head?: never;
-        patch?: never;
+        /** Turn inbound mail on or off (verified domains only; docs/inbound.md) */
+        patch: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    id: string;
+                };
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": {
+                        /** @description Receive mail at any address of this domain (its MX must point at this server: see the MX record in `records`) */
+                        inbound: boolean;
+                    };
+                };
+            };
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            createdAt: string;
+                            domain: string;
+                            /** Format: uuid */
+                            id: string;
+                            /** @description Inbound mail: mail to any address of the domain is received and recorded as an email.received event (docs/inbound.md); verified domains only */
+                            inbound: boolean;
+                            lastCheckedAt: string | null;
+                            records: {
+                                /** @description The TXT values found at the name at the last check (for SPF, its v=spf1 records), strings joined */
+                                found: string[];
+                                name: string;
+                                note?: string;
+                                /** @description MX only: the preference to publish */
+                                priority?: number;
+                                /** @description Only required records decide verification (DKIM) */
+                                required: boolean;
+                                /**
+                                 * @description What the last DNS check found at the name: `found` (published as needed), `wrong_value` (other TXT values are there: see `found`), `missing` (no such record), `not_checked` (no check has answered yet)
+                                 * @enum {string}
+                                 */
+                                state: "not_checked" | "found" | "wrong_value" | "missing";
+                                /** @enum {string} */
+                                type: "TXT" | "MX";
+                                /** @description The value to publish. SPF: the relay’s mechanisms (SPF_MECHANISMS), merged into the domain’s existing SPF record when it has one; DMARC: the domain’s own record once it has one */
+                                value: string;
+                            }[];
+                            /** @enum {string} */
+                            status: "pending" | "verified";
+                            verifiedAt: string | null;
+                        };
+                    };
+                };
+            };
+        };
         trace?: never;
     };
     "/domains/{id}/verify": {
@@ -3124,6 +3187,8 @@ export interface paths {
                             domain: string;
                             /** Format: uuid */
                             id: string;
+                            /** @description Inbound mail: mail to any address of the domain is received and recorded as an email.received event (docs/inbound.md); verified domains only */
+                            inbound: boolean;
                             lastCheckedAt: string | null;
                             records: {
                                 /** @description The TXT values found at the name at the last check (for SPF, its v=spf1 records), strings joined */
@@ -3191,6 +3256,8 @@ export interface paths {
                                 domain: string;
                                 /** Format: uuid */
                                 id: string;
+                                /** @description Inbound mail: mail to any address of the domain is received and recorded as an email.received event (docs/inbound.md); verified domains only */
+                                inbound: boolean;
                                 lastCheckedAt: string | null;
                                 records: {
                                     /** @description The TXT values found at the name at the last check (for SPF, its v=spf1 records), strings joined */
@@ -3235,7 +3302,7 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** One email record */
+        /** One email record, with the replies it received */
         get: {
             parameters: {
                 query?: never;
@@ -3271,6 +3338,25 @@ export interface paths {
                             messageId: string | null;
                             openedAt: string | null;
                             opens: number;
+                            /** @description Inbound messages answering this one (In-Reply-To or References), oldest first; the first 50, the rest at GET /inbound?emailId= */
+                            replies: {
+                                attachments: {
+                                    /** @description Set for inline parts (cid: references in the HTML) */
+                                    contentId: string | null;
+                                    contentType: string;
+                                    filename: string | null;
+                                    /** @description Decoded size in bytes */
+                                    size: number;
+                                }[];
+                                from: {
+                                    email: string;
+                                    name: string | null;
+                                };
+                                /** Format: uuid */
+                                id: string;
+                                receivedAt: string;
+                                subject: string | null;
+                            }[];
                             /** @description Times the message was sent again, with the same Message-ID, after a hand-off whose answer never came (docs/decisions/sending.md) */
                             resends: number;
                             sentAt: string | null;
@@ -3715,6 +3801,217 @@ export interface paths {
                 };
             };
         };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/inbound": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Received messages, newest first (cursor pagination) */
+        get: {
+            parameters: {
+                query?: {
+                    /** @description Only the messages from this contact's address */
+                    contactId?: string;
+                    cursor?: string;
+                    /** @description Only the replies to this email record */
+                    emailId?: string;
+                    limit?: number;
+                };
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            cursor: string | null;
+                            data: {
+                                attachments: {
+                                    /** @description Set for inline parts (cid: references in the HTML) */
+                                    contentId: string | null;
+                                    contentType: string;
+                                    filename: string | null;
+                                    /** @description Decoded size in bytes */
+                                    size: number;
+                                }[];
+                                cc: string[];
+                                /** @description The sender's contact (null once it is deleted) */
+                                contact: {
+                                    email: string;
+                                    /** Format: uuid */
+                                    id: string;
+                                } | null;
+                                /**
+                                 * Format: uuid
+                                 * @description The email record this message answers, found by In-Reply-To or References
+                                 */
+                                emailId: string | null;
+                                from: {
+                                    email: string;
+                                    name: string | null;
+                                };
+                                /** Format: uuid */
+                                id: string;
+                                inReplyTo: string | null;
+                                /** @description The envelope sender (MAIL FROM); empty for a null sender */
+                                mailFrom: string;
+                                /** @description The Message-ID header (one is made up when the message had none) */
+                                messageId: string;
+                                receivedAt: string;
+                                /** @description Size of the raw message in bytes */
+                                size: number;
+                                subject: string | null;
+                                /** @description The envelope recipients at this project’s domains: the addresses that received it */
+                                to: string[];
+                                /** @description The addresses of the To header as written */
+                                toHeader: string[];
+                            }[];
+                            hasMore: boolean;
+                            total: number;
+                        };
+                    };
+                };
+            };
+        };
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/inbound/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** One received message, parsed: headers, text, HTML, attachments */
+        get: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    id: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            attachments: {
+                                /** @description Set for inline parts (cid: references in the HTML) */
+                                contentId: string | null;
+                                contentType: string;
+                                filename: string | null;
+                                /** @description Decoded size in bytes */
+                                size: number;
+                            }[];
+                            cc: string[];
+                            /** @description The sender's contact (null once it is deleted) */
+                            contact: {
+                                email: string;
+                                /** Format: uuid */
+                                id: string;
+                            } | null;
+                            /**
+                             * Format: uuid
+                             * @description The email record this message answers, found by In-Reply-To or References
+                             */
+                            emailId: string | null;
+                            from: {
+                                email: string;
+                                name: string | null;
+                            };
+                            /** @description Every header line, in order, unfolded */
+                            headers: {
+                                name: string;
+                                value: string;
+                            }[];
+                            html: string | null;
+                            /** Format: uuid */
+                            id: string;
+                            inReplyTo: string | null;
+                            /** @description The envelope sender (MAIL FROM); empty for a null sender */
+                            mailFrom: string;
+                            /** @description The Message-ID header (one is made up when the message had none) */
+                            messageId: string;
+                            receivedAt: string;
+                            /** @description Size of the raw message in bytes */
+                            size: number;
+                            subject: string | null;
+                            text: string | null;
+                            /** @description The envelope recipients at this project’s domains: the addresses that received it */
+                            to: string[];
+                            /** @description The addresses of the To header as written */
+                            toHeader: string[];
+                        };
+                    };
+                };
+            };
+        };
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/inbound/{id}/raw": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** One received message exactly as it arrived (message/rfc822) */
+        get: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    id: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description message/rfc822 */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": string;
+                    };
+                };
+            };
+        };
+        put?: never;
+        post?: never;
         delete?: never;
         options?: never;
         head?: never;
@@ -4626,6 +4923,64 @@ export interface paths {
                 };
             };
         };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/smtp/settings": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The SMTP settings to give an app: host, ports, username and password */
+        get: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @description SMTP_HOSTNAME: the host apps connect to, and the MX target of domain records */
+                            hostname: string;
+                            /** @description The port-25-style listener for bounces, complaints and inbound mail; null when off */
+                            inbound: {
+                                port: number;
+                            } | null;
+                            maxMessageBytes: number;
+                            /** @description What to give as the password */
+                            password: string;
+                            /** @description A certificate is configured: submission offers STARTTLS */
+                            starttls: boolean;
+                            /** @description Submission (587 is usual): STARTTLS when `starttls`; null when off */
+                            submission: {
+                                port: number;
+                            } | null;
+                            /** @description Submission over implicit TLS (465 is usual); null when off */
+                            submissions: {
+                                port: number;
+                            } | null;
+                            /** @description Any username is accepted; this one reads well in logs */
+                            username: string;
+                        };
+                    };
+                };
+            };
+        };
+        put?: never;
+        post?: never;
         delete?: never;
         options?: never;
         head?: never;

@@ -7,6 +7,7 @@ export const NAV_ITEMS: { path: string; label: string }[] = [
   { path: 'templates', label: 'Templates' },
   { path: 'workflows', label: 'Workflows' },
   { path: 'activity', label: 'Activity' },
+  { path: 'inbound', label: 'Inbound' },
   { path: 'analytics', label: 'Analytics' },
   { path: 'domains', label: 'Domains' },
   { path: 'keys', label: 'API keys' },

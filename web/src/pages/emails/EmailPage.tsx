@@ -7,6 +7,7 @@ import { Loading } from '../../ui/Loading.tsx';
 import { PageHeader } from '../../ui/PageHeader.tsx';
 import { StatusBadge } from '../../ui/StatusBadge.tsx';
 import { EmailMessage } from './EmailMessage.tsx';
+import { EmailReplies } from './EmailReplies.tsx';
 import { type Email, FINAL_STATUSES, fetchEmail, STATUS_TONE } from './emails.ts';
 
 /** The steps the record has reached, in order, with their times. */
@@ -97,6 +98,7 @@ export function Component() {
         </Paper>
       </SimpleGrid>
       <EmailMessage emailId={e.id} />
+      <EmailReplies replies={e.replies} />
     </Stack>
   );
 }

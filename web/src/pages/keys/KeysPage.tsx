@@ -10,6 +10,7 @@ import { ErrorMessage } from '../../ui/ErrorMessage.tsx';
 import { PageHeader } from '../../ui/PageHeader.tsx';
 import { maskKey } from '../overview/curl.ts';
 import { NamedKeysSection } from './NamedKeysSection.tsx';
+import { SmtpCard } from './SmtpCard.tsx';
 
 function KeyRow({ title, description, value }: { title: string; description: string; value: string }) {
   const [revealed, setRevealed] = useState(false);
@@ -89,6 +90,7 @@ export function Component() {
         </Alert>
       )}
       {mayManage && <NamedKeysSection />}
+      <SmtpCard />
       <Modal opened={confirming} onClose={confirm.close} title="Rotate both keys?" centered>
         <Stack>
           <Text size="sm">
