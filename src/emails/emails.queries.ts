@@ -141,3 +141,23 @@ export async function findEmailsByMessageIds(
     [projectId, messageIds],
   );
 }
+
+/** An inbound message answering an email record, as GET /emails/{id} lists it (docs/inbound.md). */
+export type ReplyRow = {
+  id: string;
+  from_address: string;
+  from_name: string | null;
+  subject: string | null;
+  attachments: Array<{ filename: string | null; contentType: string; size: number; contentId: string | null }>;
+  created_at: Date | string;
+};
+
+/** The first `limit` inbound messages linked to the record `emailId`, oldest first. */
+export async function listReplies(db: Queryable, projectId: string, emailId: string, limit: number): Promise<ReplyRow[]> {
+  return db.query<ReplyRow>(
+    `SELECT id, from_address, from_name, subject, attachments, created_at FROM inbound_messages
+      WHERE project_id = $1 AND email_id = $2
+      ORDER BY created_at, id LIMIT $3`,
+    [projectId, emailId, limit],
+  );
+}

@@ -1,6 +1,5 @@
 import { z } from 'zod';
-import { replySchema } from '../inbound/inbound.schemas.ts';
-import { EMAIL_STATUSES, type EmailRow } from './emails.queries.ts';
+import { EMAIL_STATUSES, type EmailRow, type ReplyRow } from './emails.queries.ts';
 
 export const emailIdParams = z.object({ id: z.uuid() });
 
@@ -30,6 +29,29 @@ export const emailSchema = z.object({
   resends: z.number().int().describe('Times the message was sent again, with the same Message-ID, after a hand-off whose answer never came (docs/decisions/sending.md)'),
 });
 export type Email = z.infer<typeof emailSchema>;
+
+/** An attachment of a received message (docs/inbound.md). */
+export const attachmentSchema = z.object({
+  filename: z.string().nullable(),
+  contentType: z.string(),
+  size: z.number().int().describe('Decoded size in bytes'),
+  contentId: z.string().nullable().describe('Set for inline parts (cid: references in the HTML)'),
+});
+
+/** docs/inbound.md: a received message answering an email record, as GET /emails/{id} lists it. */
+export const replySchema = z.object({
+  id: z.uuid(),
+  from: z.object({ email: z.string(), name: z.string().nullable() }),
+  subject: z.string().nullable(),
+  receivedAt: z.string(),
+  attachments: z.array(attachmentSchema),
+});
+export type Reply = z.infer<typeof replySchema>;
+
+export function toReply(row: ReplyRow): Reply {
+  const received = row.created_at instanceof Date ? row.created_at : new Date(row.created_at);
+  return { id: row.id, from: { email: row.from_address, name: row.from_name }, subject: row.subject, receivedAt: received.toISOString(), attachments: row.attachments };
+}
 
 /** GET /emails/{id}: the record with the replies it received (docs/inbound.md). */
 export const emailDetailSchema = emailSchema.extend({

@@ -1,17 +1,19 @@
 import { getContact } from '../contacts/contacts.service.ts';
 import type { Deps } from '../deps.ts';
 import { notFound } from '../errors.ts';
-import { repliesTo } from '../inbound/inbound.service.ts';
 import { DEFAULT_PAGE_SIZE, decodeCursor, isCursorTimestamp, MAX_PAGE_SIZE, type Page, pageOf } from '../pagination.ts';
 import { fillDeferredContent } from './email-rendering.ts';
-import { countContactEmails, findEmail, listContactEmails } from './emails.queries.ts';
-import { type Email, type EmailContent, type EmailDetail, toEmail, toEmailContent } from './emails.schemas.ts';
+import { countContactEmails, findEmail, listContactEmails, listReplies } from './emails.queries.ts';
+import { type Email, type EmailContent, type EmailDetail, toEmail, toEmailContent, toReply } from './emails.schemas.ts';
+
+/** Replies listed on an email record (docs/inbound.md); GET /inbound?emailId= pages through all of them. */
+const REPLIES_SHOWN = 50;
 
 /** docs/decisions/sending.md: GET /emails/{id}, with its replies (docs/inbound.md); another project's record is a 404. */
 export async function getEmail(deps: Deps, projectId: string, id: string): Promise<EmailDetail> {
   const row = await findEmail(deps.db, projectId, id);
   if (!row) throw notFound('Email');
-  return { ...toEmail(row), replies: await repliesTo(deps, projectId, id) };
+  return { ...toEmail(row), replies: (await listReplies(deps.db, projectId, id, REPLIES_SHOWN)).map(toReply) };
 }
 
 /**

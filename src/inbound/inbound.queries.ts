@@ -136,15 +136,6 @@ export async function findInboundRaw(db: Queryable, projectId: string, id: strin
 }
 
 /** The replies to one of our email records, oldest first (a thread reads down). */
-export async function listReplies(db: Queryable, projectId: string, emailId: string, limit: number): Promise<InboundSummaryRow[]> {
-  return db.query<InboundSummaryRow>(
-    `SELECT ${SUMMARY_COLUMNS}
-       FROM inbound_messages m LEFT JOIN contacts c ON c.project_id = m.project_id AND c.id = m.contact_id
-      WHERE m.project_id = $1 AND m.email_id = $2
-      ORDER BY m.created_at, m.id LIMIT $3`,
-    [projectId, emailId, limit],
-  );
-}
 
 /**
  * Removes up to `limit` messages received more than `days` ago, with their receipts (retention,

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { attachmentSchema } from '../emails/emails.schemas.ts';
 import type { InboundRow, InboundSummaryRow } from './inbound.queries.ts';
 
 export const inboundIdParams = z.object({ id: z.uuid() });
@@ -8,13 +9,6 @@ export const inboundListQuery = z.object({
   cursor: z.string().max(2048).optional(),
   contactId: z.uuid().optional().describe("Only the messages from this contact's address"),
   emailId: z.uuid().optional().describe('Only the replies to this email record'),
-});
-
-const attachmentSchema = z.object({
-  filename: z.string().nullable(),
-  contentType: z.string(),
-  size: z.number().int().describe('Decoded size in bytes'),
-  contentId: z.string().nullable().describe('Set for inline parts (cid: references in the HTML)'),
 });
 
 /** docs/inbound.md: a received message as GET /inbound lists it. */
@@ -46,10 +40,6 @@ export type InboundMessage = z.infer<typeof inboundMessageSchema>;
 
 export const inboundPage = z.object({ data: z.array(inboundSummarySchema), cursor: z.string().nullable(), hasMore: z.boolean(), total: z.number().int() });
 
-/** docs/inbound.md: a reply as the email record lists it. */
-export const replySchema = inboundSummarySchema.pick({ id: true, from: true, subject: true, receivedAt: true, attachments: true });
-export type Reply = z.infer<typeof replySchema>;
-
 const iso = (value: Date | string) => (value instanceof Date ? value : new Date(value)).toISOString();
 
 export function toInboundSummary(row: InboundSummaryRow): InboundSummary {
@@ -73,9 +63,4 @@ export function toInboundSummary(row: InboundSummaryRow): InboundSummary {
 
 export function toInboundMessage(row: InboundRow): InboundMessage {
   return { ...toInboundSummary(row), headers: row.headers, text: row.text_body, html: row.html };
-}
-
-export function toReply(row: InboundSummaryRow): Reply {
-  const { id, from, subject, receivedAt, attachments } = toInboundSummary(row);
-  return { id, from, subject, receivedAt, attachments };
 }

@@ -7,24 +7,12 @@ import { notFound } from '../errors.ts';
 import { wakeDispatcher } from '../events/events.jobs.ts';
 import { recordEvents } from '../events/events.service.ts';
 import { DEFAULT_PAGE_SIZE, decodeCursor, isCursorTimestamp, MAX_PAGE_SIZE, type Page, pageOf } from '../pagination.ts';
-import {
-  claimReceipts,
-  countInbound,
-  findInbound,
-  findInboundRaw,
-  type InboundAttachment,
-  type InboundFilter,
-  insertInbound,
-  listInbound,
-  listReplies,
-} from './inbound.queries.ts';
-import { type InboundMessage, type InboundSummary, type Reply, toInboundMessage, toInboundSummary, toReply } from './inbound.schemas.ts';
+import { claimReceipts, countInbound, findInbound, findInboundRaw, type InboundAttachment, type InboundFilter, insertInbound, listInbound } from './inbound.queries.ts';
+import { type InboundMessage, type InboundSummary, toInboundMessage, toInboundSummary } from './inbound.schemas.ts';
 
 export const INBOUND_EVENT = 'email.received';
 /** The event carries the text's first 10 KB (docs/inbound.md); the whole message stays at GET /inbound/{id}. */
 const EVENT_TEXT_BYTES = 10 * 1024;
-/** Replies listed on an email record (docs/inbound.md); GET /inbound?emailId= pages through all of them. */
-export const REPLIES_SHOWN = 50;
 
 export type Received = { projectId: string; recipients: string[]; mailFrom: string; raw: Buffer; parsed: ParsedMail };
 
@@ -171,9 +159,4 @@ export async function getInboundRaw(deps: Deps, projectId: string, id: string): 
   const raw = await findInboundRaw(deps.db, projectId, id);
   if (!raw) throw notFound('Inbound message');
   return raw;
-}
-
-/** The replies an email record received, for GET /emails/{id}. */
-export async function repliesTo(deps: Pick<Deps, 'db'>, projectId: string, emailId: string): Promise<Reply[]> {
-  return (await listReplies(deps.db, projectId, emailId, REPLIES_SHOWN)).map(toReply);
 }
