@@ -8,6 +8,7 @@ export const NAV_ITEMS: { path: string; label: string }[] = [
   { path: 'workflows', label: 'Workflows' },
   { path: 'activity', label: 'Activity' },
   { path: 'analytics', label: 'Analytics' },
+  { path: 'suppressions', label: 'Suppressions' },
   { path: 'domains', label: 'Domains' },
   { path: 'keys', label: 'API keys' },
   { path: 'webhooks', label: 'Webhooks' },
