@@ -267,3 +267,14 @@ export async function findSegmentsDueForCount(db: Queryable, maxAgeSeconds: numb
     [maxAgeSeconds, limit],
   );
 }
+
+/**
+ * Which of these membership tests (SQL booleans over `contacts c`, values in `params` after the
+ * project `$1` and the contact `$2`) hold for one contact: the ids whose test is true.
+ */
+export async function contactMemberships(db: Queryable, tests: { id: string; sql: string }[], params: unknown[]): Promise<string[]> {
+  if (tests.length === 0) return [];
+  const columns = tests.map((test, i) => `(${test.sql}) IS TRUE AS m${i}`).join(', ');
+  const [row] = await db.query<Record<string, boolean>>(`SELECT ${columns} FROM contacts c WHERE c.project_id = $1 AND c.id = $2`, params);
+  return row ? tests.filter((_, i) => row[`m${i}`]).map((test) => test.id) : [];
+}

@@ -1,11 +1,14 @@
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
+import { contactIdParams } from '../contacts/contacts.schemas.ts';
 import type { Deps } from '../deps.ts';
 import { projectOf } from '../http/auth.ts';
+import { segmentsOfContact } from './contact-segments.ts';
 import {
   addedMembers,
   addMembersBody,
   computedMembership,
+  contactSegmentList,
   removedMembers,
   removeMembersBody,
   segmentBody,
@@ -51,6 +54,21 @@ export const segmentsRoutes: FastifyPluginAsyncZod<Deps> = async (app, deps) => 
       },
     },
     async (request, reply) => reply.status(201).send(await createSegment(deps, projectOf(request).id, request.body)),
+  );
+
+  app.get(
+    '/contacts/:id/segments',
+    {
+      config,
+      schema: {
+        tags,
+        security,
+        summary: 'The segments a contact is a member of now (live, as segment counts are), by name',
+        params: contactIdParams,
+        response: { 200: contactSegmentList },
+      },
+    },
+    async (request) => segmentsOfContact(deps, projectOf(request).id, request.params.id),
   );
 
   app.get('/segments/:id', { config, schema: { tags, security, summary: 'One segment with its cached memberCount', params, response: { 200: segmentSchema } } }, async (request) =>
