@@ -33,6 +33,7 @@ import { platformJobs, startPlatformJobs } from './platform/platform.jobs.ts';
 import { projectAdminRoutes } from './projects/admin.routes.ts';
 import { apiKeysRoutes } from './projects/api-keys.routes.ts';
 import { auditRoutes } from './projects/audit.routes.ts';
+import { invitationJobs } from './projects/invitations.jobs.ts';
 import { membersRoutes } from './projects/members.routes.ts';
 import { projectsRoutes } from './projects/projects.routes.ts';
 import { reputationRoutes } from './projects/security.routes.ts';
@@ -68,7 +69,7 @@ export function composeRegistry(capabilities: readonly Capability[]): Registry {
 export const CAPABILITIES: Capability[] = [
   { name: 'accounts', routes: accountsRoutes, constraintErrors: accountConstraintErrors },
   { name: 'projects', routes: projectsRoutes },
-  { name: 'members', routes: membersRoutes },
+  { name: 'members', routes: membersRoutes, jobs: invitationJobs },
   { name: 'api-keys', routes: apiKeysRoutes },
   { name: 'account-email', routes: emailFlowsRoutes, jobs: accountsJobs },
   { name: 'project-admin', routes: projectAdminRoutes },

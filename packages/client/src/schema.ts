@@ -3975,7 +3975,7 @@ export interface paths {
             };
         };
         put?: never;
-        /** Add an existing user by email (OWNER or ADMIN) */
+        /** Add a user by email (201), or invite an address with no account by email (202) (OWNER or ADMIN) */
         post: {
             parameters: {
                 query?: never;
@@ -4009,6 +4009,22 @@ export interface paths {
                             role: "OWNER" | "ADMIN" | "MEMBER";
                             /** Format: uuid */
                             userId: string;
+                        };
+                    };
+                };
+                /** @description Default Response */
+                202: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            createdAt: string;
+                            email: string;
+                            /** @enum {boolean} */
+                            invited: true;
+                            /** @enum {string} */
+                            role: "OWNER" | "ADMIN" | "MEMBER";
                         };
                     };
                 };
