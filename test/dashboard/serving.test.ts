@@ -49,9 +49,14 @@ describe('Dashboard serving, typed client and the session CSRF rule', () => {
 
   test('hashed assets are sent precompressed (brotli, else gzip) with a one-year immutable cache; the bytes are the built file', async () => {
     const index = await (await fetch(server.url, { headers: { accept: 'text/html' } })).text();
-    const paths = [...index.matchAll(/(?:src|href)="(\/assets\/[^"]+\.(?:js|css))"/g)].map((m) => m[1]!);
-    assert.ok(paths.some((p) => p.endsWith('.js')) && paths.some((p) => p.endsWith('.css')), `the entry script and stylesheet: ${paths.join(', ')}`);
-    for (const path of paths) {
+    // The entry script, the vendor chunk it preloads and the stylesheet: the bulk of a first load.
+    const paths = [
+      /<script[^>]+src="(\/assets\/index-[^"]+\.js)"/.exec(index)?.[1],
+      /<link rel="modulepreload"[^>]+href="(\/assets\/vendor-[^"]+\.js)"/.exec(index)?.[1],
+      /<link rel="stylesheet"[^>]+href="(\/assets\/[^"]+\.css)"/.exec(index)?.[1],
+    ];
+    assert.ok(paths.every(Boolean), `entry script, vendor chunk and stylesheet in index.html: ${paths.join(', ')}`);
+    for (const path of paths as string[]) {
       const plain = await rawGet(path, 'identity');
       assert.equal(plain.status, 200, path);
       assert.equal(plain.headers['content-encoding'], undefined, path);
