@@ -16,6 +16,7 @@ import {
   segmentContactsQuery,
   segmentIdParams,
   segmentSchema,
+  segmentUsageSchema,
 } from './segments.schemas.ts';
 import {
   addSegmentMembers,
@@ -29,6 +30,7 @@ import {
   removeSegmentMembers,
   updateSegment,
 } from './segments.service.ts';
+import { segmentUsage } from './segments.usage.ts';
 
 const tags = ['segments'];
 const security: Array<Record<string, string[]>> = [{ apiKey: [] }, { session: [] }];
@@ -69,6 +71,21 @@ export const segmentsRoutes: FastifyPluginAsyncZod<Deps> = async (app, deps) => 
       },
     },
     async (request) => segmentsOfContact(deps, projectOf(request).id, request.params.id),
+  );
+
+  app.get(
+    '/segments/:id/usage',
+    {
+      config,
+      schema: {
+        tags,
+        security,
+        summary: 'What uses a segment: campaigns, other segments, and workflows its membership events start',
+        params,
+        response: { 200: segmentUsageSchema },
+      },
+    },
+    async (request) => segmentUsage(deps, projectOf(request).id, request.params.id),
   );
 
   app.get('/segments/:id', { config, schema: { tags, security, summary: 'One segment with its cached memberCount', params, response: { 200: segmentSchema } } }, async (request) =>

@@ -112,3 +112,11 @@ export const computedMembership = z.object({ entered: z.number().int(), exited: 
 export const contactSegmentList = z.object({
   data: z.array(z.object({ id: z.uuid(), name: z.string(), type: z.enum(SEGMENT_TYPES), trackMembership: z.boolean() })),
 });
+
+/** GET /segments/{id}/usage. */
+export const segmentUsageSchema = z.object({
+  campaigns: z.array(z.object({ id: z.uuid(), name: z.string(), status: z.string() })),
+  segments: z.array(z.object({ id: z.uuid(), name: z.string() })),
+  workflows: z.array(z.object({ id: z.uuid(), name: z.string(), enabled: z.boolean(), eventName: z.string() })),
+  membershipEvents: z.object({ entry: z.string(), exit: z.string() }).nullable().describe('the event names of entries and exits, for a segment whose membership is tracked'),
+});

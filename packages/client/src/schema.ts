@@ -4766,6 +4766,68 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/segments/{id}/usage": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** What uses a segment: campaigns, other segments, and workflows its membership events start */
+        get: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    id: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            campaigns: {
+                                /** Format: uuid */
+                                id: string;
+                                name: string;
+                                status: string;
+                            }[];
+                            /** @description the event names of entries and exits, for a segment whose membership is tracked */
+                            membershipEvents: {
+                                entry: string;
+                                exit: string;
+                            } | null;
+                            segments: {
+                                /** Format: uuid */
+                                id: string;
+                                name: string;
+                            }[];
+                            workflows: {
+                                enabled: boolean;
+                                eventName: string;
+                                /** Format: uuid */
+                                id: string;
+                                name: string;
+                            }[];
+                        };
+                    };
+                };
+            };
+        };
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/suppressions": {
         parameters: {
             query?: never;
