@@ -2,6 +2,7 @@ import { accountsJobs } from './accounts/accounts.jobs.ts';
 import { accountsRoutes } from './accounts/accounts.routes.ts';
 import { accountConstraintErrors } from './accounts/accounts.service.ts';
 import { emailFlowsRoutes } from './accounts/email-flows.routes.ts';
+import { invitationJobs } from './accounts/invitations.jobs.ts';
 import { activityRoutes } from './activity/activity.routes.ts';
 import { scheduledCampaigns, waitingExecutions } from './activity/upcoming.ts';
 import { analyticsJobs, startRollups } from './analytics/analytics.jobs.ts';
@@ -72,7 +73,7 @@ export function composeRegistry(capabilities: readonly Capability[]): Registry {
 export const CAPABILITIES: Capability[] = [
   { name: 'accounts', routes: accountsRoutes, constraintErrors: accountConstraintErrors },
   { name: 'projects', routes: projectsRoutes },
-  { name: 'members', routes: membersRoutes },
+  { name: 'members', routes: membersRoutes, jobs: invitationJobs },
   { name: 'api-keys', routes: apiKeysRoutes },
   { name: 'account-email', routes: emailFlowsRoutes, jobs: accountsJobs },
   { name: 'project-admin', routes: projectAdminRoutes },

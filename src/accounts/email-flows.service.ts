@@ -5,6 +5,7 @@ import { decodeAccountToken, TOKEN_TTL_SECONDS, type TokenPurpose } from './acco
 import { ACCOUNT_MAIL_JOB, type AccountMailData } from './accounts.jobs.ts';
 import { refusePasswordGuessableFrom } from './accounts.service.ts';
 import { consumeToken, findPendingToken, findUserForMail, issueToken, markEmailVerified, replacePassword } from './email-flows.queries.ts';
+import { acceptInvitations } from './invitations.queries.ts';
 
 type FlowDeps = Pick<Deps, 'config' | 'db' | 'queue'>;
 
@@ -35,7 +36,10 @@ export async function verifyEmail(deps: FlowDeps, token: string) {
   if (!id) throw invalidToken();
   const user = await deps.db.transaction(async (tx) => {
     const used = await consumeToken(tx, id, 'verify-email');
-    return used ? markEmailVerified(tx, used.user_id, used.email) : undefined;
+    const verified = used ? await markEmailVerified(tx, used.user_id, used.email) : undefined;
+    // A confirmed address joins the projects that invited it (docs/decisions/accounts.md, "Invitations").
+    if (verified) await acceptInvitations(tx, verified.id, verified.email);
+    return verified;
   });
   if (!user) throw invalidToken();
   return { id: user.id, email: user.email, emailVerifiedAt: user.email_verified_at ? new Date(user.email_verified_at).toISOString() : null };

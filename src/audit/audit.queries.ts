@@ -11,6 +11,7 @@ export type AuditAction =
   | 'project.api_key_revoked'
   | 'project.reset'
   | 'member.added'
+  | 'member.invited'
   | 'member.role_changed'
   | 'member.removed'
   | 'billing.limits_changed'

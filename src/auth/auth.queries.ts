@@ -2,6 +2,9 @@ import type { Queryable } from '../db/index.ts';
 
 export type Role = 'OWNER' | 'ADMIN' | 'MEMBER';
 
+/** The roles that manage a project: its settings, keys, members and audit log. */
+export const MANAGERS: readonly Role[] = ['OWNER', 'ADMIN'];
+
 export type Membership = { projectId: string; role: Role; disabled: boolean; disabledReason: string | null; requireTwoFactor: boolean };
 
 export async function findMembership(db: Queryable, projectId: string, userId: string): Promise<Membership | undefined> {

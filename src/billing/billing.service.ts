@@ -1,7 +1,8 @@
 import { insertAuditEntry as recordAudit } from '../audit/audit.queries.ts';
+import { MANAGERS } from '../auth/auth.queries.ts';
 import type { Deps } from '../deps.ts';
 import { AppError } from '../errors.ts';
-import { MANAGERS, requireRole } from '../projects/projects.service.ts';
+import { requireRole } from '../projects/projects.service.ts';
 import { findLimits, type Limits, monthConsumption, saveLimits } from './billing.queries.ts';
 
 type BillingDeps = Pick<Deps, 'db'>;

@@ -1,14 +1,9 @@
-import { ConditionError, type ConditionTree, compileAudience, pathSegments, validateConditionTree } from '../conditions/index.ts';
 import type { Deps } from '../deps.ts';
-import { AppError } from '../errors.ts';
+import { contactPredicate } from './contact-condition.ts';
 import { type ContactSelection, selectedContactsAfter, selectedDataKeys } from './contact-export.queries.ts';
 import type { ContactRow } from './contacts.schemas.ts';
 
 const BATCH = 1000;
-
-function conditionError(path: string, message: string): AppError {
-  return new AppError('VALIDATION_ERROR', { errors: [{ field: ['condition', ...pathSegments(path)].join('.'), code: 'custom', message }] });
-}
 
 /** One CSV field (RFC 4180): quoted when it holds a comma, a quote or a line break. */
 function field(value: unknown): string {
@@ -27,16 +22,8 @@ const iso = (value: Date | string) => (value instanceof Date ? value : new Date(
 export async function exportContacts(deps: Deps, projectId: string, condition: unknown): Promise<AsyncGenerator<string>> {
   const params: unknown[] = [projectId];
   let predicate = 'c.project_id = $1';
-  if (condition !== undefined) {
-    const problem = validateConditionTree(condition);
-    if (problem) throw conditionError(problem.path, problem.message);
-    try {
-      predicate += ` AND (${await compileAudience(deps.db, projectId, condition as ConditionTree, params)})`;
-    } catch (error) {
-      if (error instanceof ConditionError) throw conditionError(error.path, error.reason);
-      throw error;
-    }
-  }
+  const selected = await contactPredicate(deps.db, projectId, condition);
+  if (selected) predicate += ` AND (${selected(params)})`;
   const selection: ContactSelection = { predicate, params };
   const keys = await selectedDataKeys(deps.db, selection);
   return rows(deps, selection, keys);

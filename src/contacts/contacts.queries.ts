@@ -1,6 +1,7 @@
 import type { Queryable } from '../db/index.ts';
 import { containsPattern } from '../db/like.ts';
 import { cursorTimestampSql } from '../pagination.ts';
+import type { ContactPredicate } from './contact-condition.ts';
 import type { ContactRow } from './contacts.schemas.ts';
 
 /** A written contact with what the write did to it: whether it was new, and `subscribed` before. */
@@ -219,6 +220,8 @@ export async function endDueSnoozes(db: Queryable, projectId: string, ids: strin
 export type ContactListQuery = {
   search?: string;
   subscribed?: boolean;
+  /** A condition tree's predicate over `contacts c` (src/contacts/contact-condition.ts). */
+  selected?: ContactPredicate;
   sort: 'email' | 'createdAt';
   dir: 'asc' | 'desc';
   after?: { value: string; id: string };
@@ -238,19 +241,19 @@ export async function listContacts(db: Queryable, projectId: string, query: Cont
   params.push(query.limit);
   const sortKey = query.sort === 'email' ? 'email' : cursorTimestampSql('created_at');
   return db.query(
-    `SELECT *, ${sortKey} AS sort_key FROM contacts WHERE ${where.join(' AND ')}
+    `SELECT c.*, ${sortKey} AS sort_key FROM contacts c WHERE ${where.join(' AND ')}
      ORDER BY ${column} ${query.dir}, id ${query.dir} LIMIT $${params.length}`,
     params,
   );
 }
 
-export async function countContacts(db: Queryable, projectId: string, query: Pick<ContactListQuery, 'search' | 'subscribed'>): Promise<number> {
+export async function countContacts(db: Queryable, projectId: string, query: Pick<ContactListQuery, 'search' | 'subscribed' | 'selected'>): Promise<number> {
   const { where, params } = contactFilters(projectId, query);
-  const rows = await db.query<{ total: number }>(`SELECT count(*)::int AS total FROM contacts WHERE ${where.join(' AND ')}`, params);
+  const rows = await db.query<{ total: number }>(`SELECT count(*)::int AS total FROM contacts c WHERE ${where.join(' AND ')}`, params);
   return rows[0]!.total;
 }
 
-function contactFilters(projectId: string, query: Pick<ContactListQuery, 'search' | 'subscribed'>) {
+function contactFilters(projectId: string, query: Pick<ContactListQuery, 'search' | 'subscribed' | 'selected'>) {
   const where = ['project_id = $1'];
   const params: unknown[] = [projectId];
   if (query.search) {
@@ -262,5 +265,6 @@ function contactFilters(projectId: string, query: Pick<ContactListQuery, 'search
     params.push(query.subscribed);
     where.push(`subscribed = $${params.length}`);
   }
+  if (query.selected) where.push(`(${query.selected(params)})`);
   return { where, params };
 }

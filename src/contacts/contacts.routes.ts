@@ -2,10 +2,10 @@ import { Readable } from 'node:stream';
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import type { Deps } from '../deps.ts';
-import { AppError } from '../errors.ts';
 import { projectOf } from '../http/auth.ts';
+import { parseConditionText } from './contact-condition.ts';
 import { exportContacts } from './contact-export.service.ts';
-import { contactIdParams, contactPage, contactSchema, contactWithMeta, createContactBody, listContactsQuery, updateContactBody } from './contacts.schemas.ts';
+import { conditionQuery, contactIdParams, contactPage, contactSchema, contactWithMeta, createContactBody, listContactsQuery, updateContactBody } from './contacts.schemas.ts';
 import { deleteContact, getContact, listContacts, updateContact, upsertContact } from './contacts.service.ts';
 
 const tags = ['contacts'];
@@ -17,7 +17,13 @@ export const contactsRoutes: FastifyPluginAsyncZod<Deps> = async (app, deps) => 
     '/contacts',
     {
       config: { auth: 'project' },
-      schema: { tags, security, summary: 'List contacts (cursor pagination)', querystring: listContactsQuery, response: { 200: contactPage } },
+      schema: {
+        tags,
+        security,
+        summary: 'List contacts (cursor pagination), optionally those a condition tree selects',
+        querystring: listContactsQuery,
+        response: { 200: contactPage },
+      },
     },
     async (request) => listContacts(deps, projectOf(request).id, request.query),
   );
@@ -30,20 +36,12 @@ export const contactsRoutes: FastifyPluginAsyncZod<Deps> = async (app, deps) => 
         tags,
         security,
         summary: 'The contacts a condition tree selects (all without one) as CSV, streamed: email, subscribed, createdAt, updatedAt, then one column per data key',
-        querystring: z.object({ condition: z.string().max(100_000).optional().describe('a condition tree (as segments take) as JSON text') }),
+        querystring: z.object({ condition: conditionQuery }),
         response: { 200: z.string().describe('text/csv') },
       },
     },
     async (request, reply) => {
-      let condition: unknown;
-      if (request.query.condition !== undefined) {
-        try {
-          condition = JSON.parse(request.query.condition);
-        } catch {
-          throw new AppError('VALIDATION_ERROR', { errors: [{ field: 'condition', code: 'invalid_string', message: 'condition is not JSON text.' }] });
-        }
-      }
-      const csv = await exportContacts(deps, projectOf(request).id, condition);
+      const csv = await exportContacts(deps, projectOf(request).id, parseConditionText(request.query.condition));
       return (
         reply
           .type('text/csv; charset=utf-8')

@@ -64,6 +64,8 @@ export const updateContactBody = z.object({
 const booleanQuery = z.enum(['true', 'false']).transform((value) => value === 'true');
 
 /** the API reference (Conventions) and Contacts; unknown sort → createdAt, unknown dir → desc (not refused). */
+export const conditionQuery = z.string().max(100_000).optional().describe('a condition tree (as segments take) as JSON text');
+
 export const listContactsQuery = z.object({
   limit: z.coerce.number().int().min(1).optional(),
   cursor: z.string().max(2048).optional(),
@@ -71,6 +73,7 @@ export const listContactsQuery = z.object({
   subscribed: booleanQuery.optional(),
   sort: z.string().optional().describe('email or createdAt (default; unknown values fall back to it)'),
   dir: z.string().optional().describe('asc or desc (default; unknown values fall back to it)'),
+  condition: conditionQuery,
 });
 
 export const contactWithMeta = contactSchema.extend({ _meta: z.object({ isNew: z.boolean(), isUpdate: z.boolean() }) });

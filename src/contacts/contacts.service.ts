@@ -4,6 +4,7 @@ import type { Deps } from '../deps.ts';
 import { AppError, flatBadRequest, notFound } from '../errors.ts';
 import { recordEvents, subscriptionEventName } from '../events/events.service.ts';
 import { DEFAULT_PAGE_SIZE, decodeCursor, isCursorTimestamp, MAX_PAGE_SIZE, type Page, pageOf } from '../pagination.ts';
+import { contactPredicate, parseConditionText } from './contact-condition.ts';
 import { ContactTotals } from './contact-totals.ts';
 import { SNOOZE_END_JOB } from './contacts.jobs.ts';
 import * as queries from './contacts.queries.ts';
@@ -90,9 +91,13 @@ export async function deleteContact(deps: Deps, projectId: string, id: string): 
 
 const totals = new ContactTotals();
 
-export type ListContactsInput = { limit?: number; cursor?: string; search?: string; subscribed?: boolean; sort?: string; dir?: string };
+export type ListContactsInput = { limit?: number; cursor?: string; search?: string; subscribed?: boolean; sort?: string; dir?: string; condition?: string };
 
-/** GET /contacts (the API reference (Conventions): cursor pagination; total on the first page only). */
+/**
+ * GET /contacts (the API reference (Conventions): cursor pagination; total on the first page only).
+ * `condition` narrows the list to the contacts a condition tree selects, as GET /contacts/export
+ * does (docs/decisions/contacts-and-events.md, "Filtering the list").
+ */
 export async function listContacts(deps: Deps, projectId: string, input: ListContactsInput): Promise<Page<Contact>> {
   const sort = input.sort === 'email' ? 'email' : 'createdAt';
   const dir = input.dir === 'asc' ? 'asc' : 'desc';
@@ -100,11 +105,13 @@ export async function listContacts(deps: Deps, projectId: string, input: ListCon
   const secret = deps.config.sessionSecret;
   const after = input.cursor ? decodeCursor(secret, input.cursor, { sort, dir, checkValue: sort === 'email' ? (value) => value.length <= 320 : isCursorTimestamp }) : undefined;
   const filters = { search: input.search || undefined, subscribed: input.subscribed };
-  const rows = await queries.listContacts(deps.db, projectId, { ...filters, sort, dir, after, limit: limit + 1 });
+  const selected = await contactPredicate(deps.db, projectId, parseConditionText(input.condition));
+  const rows = await queries.listContacts(deps.db, projectId, { ...filters, selected, sort, dir, after, limit: limit + 1 });
   return pageOf(secret, rows, {
     limit,
     at: { sort, dir },
     map: toContact,
-    total: input.cursor ? undefined : () => totals.total(deps.db, projectId, filters),
+    // A filtered count is not shared: trees vary too much for the reuse of ContactTotals to help.
+    total: input.cursor ? undefined : () => (selected ? queries.countContacts(deps.db, projectId, { ...filters, selected }) : totals.total(deps.db, projectId, filters)),
   });
 }

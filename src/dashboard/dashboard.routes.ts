@@ -9,7 +9,7 @@ import { PACKAGE_ROOT } from '../paths.ts';
 export const DASHBOARD_DIR = join(PACKAGE_ROOT, 'dist', 'web');
 
 /**
- * The dashboard: its hashed assets under /assets/, and index.html at `/` and at every GET that no
+ * The dashboard: its hashed assets under /assets/ (precompressed, cached for a year), and index.html at `/` and at every GET that no
  * API route answers and that a browser navigates to (Accept: text/html), so the app's own routes
  * (/login, /p/{projectId}/contacts…) load the app. Any other unknown path keeps the API's JSON 404.
  * Mounted with the API routes only, so a worker-only process serves no dashboard.
@@ -29,6 +29,9 @@ export const dashboardRoutes: FastifyPluginAsync<Deps> = async (app, deps) => {
     immutable: true,
     maxAge: '365d',
     index: false,
+    // The build writes .br and .gz beside each text asset (scripts/build-web.mjs): sent as they
+    // are to a browser that accepts them (with Vary: Accept-Encoding), never compressed per request.
+    preCompressed: true,
   });
 
   const sendIndex = (_request: FastifyRequest, reply: import('fastify').FastifyReply) => reply.header('cache-control', 'no-cache').type('text/html; charset=utf-8').send(indexHtml);

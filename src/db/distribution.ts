@@ -18,6 +18,7 @@ export const GLOBAL_TABLES: Readonly<Record<string, 'reference' | 'coordinator'>
   projects: 'reference',
   api_keys: 'reference',
   project_members: 'reference',
+  project_invitations: 'reference',
   domains: 'reference',
   rollup_watermarks: 'reference',
   auth_tokens: 'coordinator',

@@ -9,6 +9,7 @@ import {
   nextDueAt as nextDueAtOf,
   releaseClaimsOf as releaseClaimsOfQueue,
 } from '../jobs/claims.ts';
+import type { TrackingMode, TrackingSettings } from '../links/tracking.ts';
 
 /** The records the delivery worker claims (src/jobs/claims.ts): QUEUED and due, or SENDING past their lease. */
 export const DELIVERY_QUEUE: ClaimQueue = {
@@ -72,3 +73,13 @@ export async function loadAttachments(db: Queryable, refs: ClaimRef[]): Promise<
 
 /** When the next record falls due (a retry or an expired lease), for the wake-up job. */
 export const nextDueAt = (db: Queryable) => nextDueAtOf(db, DELIVERY_QUEUE);
+
+/** The tracking settings of these projects (the delivery worker reads them per chunk). */
+export async function findTrackingSettings(db: Queryable, projectIds: string[]): Promise<Map<string, TrackingSettings>> {
+  if (projectIds.length === 0) return new Map();
+  const rows = await db.query<{ id: string; tracking_opens: TrackingMode; tracking_clicks: TrackingMode }>(
+    'SELECT id, tracking_opens, tracking_clicks FROM projects WHERE id = ANY($1::uuid[])',
+    [projectIds],
+  );
+  return new Map(rows.map((row) => [row.id, { opens: row.tracking_opens, clicks: row.tracking_clicks }]));
+}

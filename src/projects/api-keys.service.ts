@@ -1,9 +1,10 @@
 import { insertAuditEntry as recordAudit } from '../audit/audit.queries.ts';
 import { generateNamedKey, hashKey, type KeyScope } from '../auth/api-keys.ts';
+import { MANAGERS } from '../auth/auth.queries.ts';
 import type { Deps } from '../deps.ts';
 import { notFound } from '../errors.ts';
 import { type ApiKeyRow, insertApiKey, listApiKeys, revokeApiKey } from './api-keys.queries.ts';
-import { MANAGERS, requireRole } from './projects.service.ts';
+import { requireRole } from './projects.service.ts';
 
 type KeyDeps = Pick<Deps, 'db' | 'keys'>;
 

@@ -1,7 +1,8 @@
 import { listAuditEntries } from '../audit/audit.queries.ts';
+import { MANAGERS } from '../auth/auth.queries.ts';
 import type { Deps } from '../deps.ts';
 import { DEFAULT_PAGE_SIZE, decodeCursor, isCursorTimestamp, MAX_PAGE_SIZE, pageOf } from '../pagination.ts';
-import { MANAGERS, requireRole } from './projects.service.ts';
+import { requireRole } from './projects.service.ts';
 
 const CURSOR = { sort: 'audit', dir: 'desc' as const };
 

@@ -2,7 +2,7 @@ import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import type { Deps } from '../deps.ts';
 import { userOf } from '../http/auth.ts';
 import { addMember, changeMemberRole, membersOf, removeMember } from './members.service.ts';
-import { addMemberBody, memberListResponse, memberParams, memberResponse, projectIdParams, updateMemberBody } from './projects.schemas.ts';
+import { addMemberBody, invitationResponse, memberListResponse, memberParams, memberResponse, projectIdParams, updateMemberBody } from './projects.schemas.ts';
 
 const tags = ['members'];
 const security = [{ session: [] }];
@@ -22,13 +22,16 @@ export const membersRoutes: FastifyPluginAsyncZod<Deps> = async (app, deps) => {
       schema: {
         tags,
         security,
-        summary: 'Add an existing user by email (OWNER or ADMIN)',
+        summary: 'Add a user by email (201), or invite an address with no account by email (202) (OWNER or ADMIN)',
         params: projectIdParams,
         body: addMemberBody,
-        response: { 201: memberResponse },
+        response: { 201: memberResponse, 202: invitationResponse },
       },
     },
-    async (request, reply) => reply.status(201).send(await addMember(deps, request.params.id, userOf(request).id, request.body.email, request.body.role)),
+    async (request, reply) => {
+      const added = await addMember(deps, request.params.id, userOf(request).id, request.body.email, request.body.role);
+      return added.member ? reply.status(201).send(added.member) : reply.status(202).send({ invited: true as const, ...added.invitation });
+    },
   );
 
   app.patch(

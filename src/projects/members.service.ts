@@ -1,11 +1,17 @@
+import { INVITATION_MAIL_JOB, type InvitationMailData } from '../accounts/invitations.jobs.ts';
+import { type Invitation, upsertInvitation } from '../accounts/invitations.queries.ts';
 import { insertAuditEntry as recordAudit } from '../audit/audit.queries.ts';
 import type { Role } from '../auth/auth.queries.ts';
+import { MANAGERS } from '../auth/auth.queries.ts';
 import type { Deps } from '../deps.ts';
 import { AppError, forbidden, notFound } from '../errors.ts';
-import { deleteMember, insertMemberByEmail, listMembers, lockRoles, updateMemberRole } from './members.queries.ts';
-import { MANAGERS, requireRole } from './projects.service.ts';
+import { deleteMember, insertMemberByEmail, listMembers, lockRoles, type Member, updateMemberRole } from './members.queries.ts';
+import { requireRole } from './projects.service.ts';
 
 type MemberDeps = Pick<Deps, 'db'>;
+
+/** POST /projects/{id}/members: the member added (201), or the address invited when it has no account (202). */
+export type AddMemberResult = { member: Member; invitation?: undefined } | { member?: undefined; invitation: Invitation };
 
 /*
  * Role rules (docs/decisions/accounts.md):
@@ -20,17 +26,29 @@ export async function membersOf(deps: MemberDeps, projectId: string, userId: str
   return listMembers(deps.db, projectId);
 }
 
-export async function addMember(deps: MemberDeps, projectId: string, userId: string, email: string, role: Role) {
+/**
+ * Adds the account with this address; an address with no account is invited instead
+ * (docs/decisions/accounts.md, "Invitations"): the invitation is stored and its mail queued in the
+ * same transaction, and the address becomes a member once an account confirms it.
+ */
+export async function addMember(deps: Pick<Deps, 'db' | 'queue'>, projectId: string, userId: string, email: string, role: Role): Promise<AddMemberResult> {
   const callerRole = await requireRole(deps, projectId, userId, MANAGERS, 'invite members');
   if (role === 'OWNER' && callerRole !== 'OWNER') throw forbidden('Only an OWNER can add another OWNER.');
-  const { user, member } = await deps.db.transaction(async (tx) => {
-    const added = await insertMemberByEmail(tx, projectId, email.trim().toLowerCase(), role);
-    if (added.member) await recordAudit(tx, projectId, { actorId: userId, action: 'member.added', details: { userId: added.member.userId, email: added.member.email, role } });
-    return added;
+  const address = email.trim().toLowerCase();
+  const result = await deps.db.transaction(async (tx): Promise<AddMemberResult | 'member'> => {
+    const added = await insertMemberByEmail(tx, projectId, address, role);
+    if (added.member) {
+      await recordAudit(tx, projectId, { actorId: userId, action: 'member.added', details: { userId: added.member.userId, email: added.member.email, role } });
+      return { member: added.member };
+    }
+    if (added.user) return 'member';
+    const invitation = await upsertInvitation(tx, projectId, address, role, userId);
+    await recordAudit(tx, projectId, { actorId: userId, action: 'member.invited', details: { email: address, role } });
+    await deps.queue.send<InvitationMailData>(INVITATION_MAIL_JOB, { projectId, email: address }, { tx });
+    return { invitation };
   });
-  if (!user) throw new AppError('NOT_FOUND', { message: 'No account has this email address.', suggestion: 'Ask them to sign up first, then add them.' });
-  if (!member) throw new AppError('CONFLICT', { message: 'This user is already a member of the project.' });
-  return member;
+  if (result === 'member') throw new AppError('CONFLICT', { message: 'This user is already a member of the project.' });
+  return result;
 }
 
 const lastOwner = (action: string) => new AppError('CONFLICT', { message: `The last OWNER of a project cannot be ${action}.`, suggestion: 'Make another member OWNER first.' });

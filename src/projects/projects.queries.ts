@@ -131,13 +131,3 @@ export async function findProjectName(db: Queryable, projectId: string): Promise
   const rows = await db.query<{ name: string }>('SELECT name FROM projects WHERE id = $1', [projectId]);
   return rows[0]?.name;
 }
-
-/** The tracking settings of these projects (the delivery worker reads them per chunk). */
-export async function findTrackingSettings(db: Queryable, projectIds: string[]): Promise<Map<string, TrackingSettings>> {
-  if (projectIds.length === 0) return new Map();
-  const rows = await db.query<{ id: string; tracking_opens: TrackingMode; tracking_clicks: TrackingMode }>(
-    'SELECT id, tracking_opens, tracking_clicks FROM projects WHERE id = ANY($1::uuid[])',
-    [projectIds],
-  );
-  return new Map(rows.map((row) => [row.id, { opens: row.tracking_opens, clicks: row.tracking_clicks }]));
-}

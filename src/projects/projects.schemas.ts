@@ -51,5 +51,7 @@ export const addMemberBody = z.object({ email: z.email().max(254), role: roleSch
 export const updateMemberBody = z.object({ role: roleSchema });
 
 export const memberResponse = z.object({ userId: z.uuid(), email: z.string(), role: roleSchema, createdAt: z.string() });
+/** 202 of POST /projects/{id}/members: the address has no account; an invitation was mailed (docs/decisions/accounts.md). */
+export const invitationResponse = z.object({ invited: z.literal(true), email: z.string(), role: roleSchema, createdAt: z.string() });
 
 export const memberListResponse = z.object({ data: z.array(memberResponse) });

@@ -1,6 +1,6 @@
 import { insertAuditEntry as recordAudit } from '../audit/audit.queries.ts';
 import { generateKeyPair, hashKey } from '../auth/api-keys.ts';
-import { findMembership, type Role } from '../auth/auth.queries.ts';
+import { findMembership, MANAGERS, type Role } from '../auth/auth.queries.ts';
 import type { Queryable } from '../db/index.ts';
 import type { Deps } from '../deps.ts';
 import { AppError, forbidden, notFound } from '../errors.ts';
@@ -9,8 +9,6 @@ import { updateProjectAudited } from './project-changes.ts';
 import { deleteProject, findProjectName, insertProject, type KeyPair, listProjectsOfUser, type ProjectChanges, replaceKeys } from './projects.queries.ts';
 
 type ProjectDeps = Pick<Deps, 'db' | 'keys'>;
-
-export const MANAGERS: readonly Role[] = ['OWNER', 'ADMIN'];
 
 /**
  * The caller's role in a project, refusing with 404 when they are not a member (so project ids

@@ -267,3 +267,42 @@ export async function findSegmentsDueForCount(db: Queryable, maxAgeSeconds: numb
     [maxAgeSeconds, limit],
   );
 }
+
+/**
+ * Which of these membership tests (SQL booleans over `contacts c`, values in `params` after the
+ * project `$1` and the contact `$2`) hold for one contact: the ids whose test is true.
+ */
+export async function contactMemberships(db: Queryable, tests: { id: string; sql: string }[], params: unknown[]): Promise<string[]> {
+  if (tests.length === 0) return [];
+  const columns = tests.map((test, i) => `(${test.sql}) IS TRUE AS m${i}`).join(', ');
+  const [row] = await db.query<Record<string, boolean>>(`SELECT ${columns} FROM contacts c WHERE c.project_id = $1 AND c.id = $2`, params);
+  return row ? tests.filter((_, i) => row[`m${i}`]).map((test) => test.id) : [];
+}
+
+/**
+ * Every campaign that uses a segment, whatever its status, as its audience or inside a FILTERED
+ * audience condition (GET /segments/{id}/usage; docs/decisions/segments.md, "Used by").
+ */
+export async function findCampaignsUsing(db: Queryable, projectId: string, segmentId: string): Promise<{ id: string; name: string; status: string }[]> {
+  return db.query(
+    `SELECT id, name, status FROM campaigns
+     WHERE project_id = $1
+       AND (segment_id = $3::uuid OR jsonb_path_exists(coalesce(audience_condition, 'null'::jsonb), 'strict $.**.field ? (@ == $f)', jsonb_build_object('f', $2::text)))
+     ORDER BY created_at DESC, id`,
+    [projectId, `segment.${segmentId}`, segmentId],
+  );
+}
+
+/** Workflows started by a tracked segment's membership events (`segment.<slug>.entry` / `.exit`). */
+export async function findWorkflowsTriggeredBy(
+  db: Queryable,
+  projectId: string,
+  eventNames: string[],
+): Promise<{ id: string; name: string; enabled: boolean; event_name: string }[]> {
+  return db.query(
+    `SELECT id, name, enabled, event_name FROM workflows
+     WHERE project_id = $1 AND trigger_type = 'EVENT' AND event_name = ANY($2::text[])
+     ORDER BY name, id`,
+    [projectId, eventNames],
+  );
+}

@@ -1,11 +1,14 @@
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
+import { contactIdParams } from '../contacts/contacts.schemas.ts';
 import type { Deps } from '../deps.ts';
 import { projectOf } from '../http/auth.ts';
+import { segmentsOfContact } from './contact-segments.ts';
 import {
   addedMembers,
   addMembersBody,
   computedMembership,
+  contactSegmentList,
   removedMembers,
   removeMembersBody,
   segmentBody,
@@ -13,6 +16,7 @@ import {
   segmentContactsQuery,
   segmentIdParams,
   segmentSchema,
+  segmentUsageSchema,
 } from './segments.schemas.ts';
 import {
   addSegmentMembers,
@@ -26,6 +30,7 @@ import {
   removeSegmentMembers,
   updateSegment,
 } from './segments.service.ts';
+import { segmentUsage } from './segments.usage.ts';
 
 const tags = ['segments'];
 const security: Array<Record<string, string[]>> = [{ apiKey: [] }, { session: [] }];
@@ -51,6 +56,36 @@ export const segmentsRoutes: FastifyPluginAsyncZod<Deps> = async (app, deps) => 
       },
     },
     async (request, reply) => reply.status(201).send(await createSegment(deps, projectOf(request).id, request.body)),
+  );
+
+  app.get(
+    '/contacts/:id/segments',
+    {
+      config,
+      schema: {
+        tags,
+        security,
+        summary: 'The segments a contact is a member of now (live, as segment counts are), by name',
+        params: contactIdParams,
+        response: { 200: contactSegmentList },
+      },
+    },
+    async (request) => segmentsOfContact(deps, projectOf(request).id, request.params.id),
+  );
+
+  app.get(
+    '/segments/:id/usage',
+    {
+      config,
+      schema: {
+        tags,
+        security,
+        summary: 'What uses a segment: campaigns, other segments, and workflows its membership events start',
+        params,
+        response: { 200: segmentUsageSchema },
+      },
+    },
+    async (request) => segmentUsage(deps, projectOf(request).id, request.params.id),
   );
 
   app.get('/segments/:id', { config, schema: { tags, security, summary: 'One segment with its cached memberCount', params, response: { 200: segmentSchema } } }, async (request) =>

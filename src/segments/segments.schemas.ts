@@ -107,3 +107,16 @@ export const removeMembersBody = z.object({ emails: z.array(memberEmail).min(1).
 export const addedMembers = z.object({ added: z.number().int(), created: z.number().int(), notFound: z.array(z.string()) });
 export const removedMembers = z.object({ removed: z.number().int() });
 export const computedMembership = z.object({ entered: z.number().int(), exited: z.number().int(), total: z.number().int() });
+
+/** GET /contacts/{id}/segments: the segments a contact is a member of now. */
+export const contactSegmentList = z.object({
+  data: z.array(z.object({ id: z.uuid(), name: z.string(), type: z.enum(SEGMENT_TYPES), trackMembership: z.boolean() })),
+});
+
+/** GET /segments/{id}/usage. */
+export const segmentUsageSchema = z.object({
+  campaigns: z.array(z.object({ id: z.uuid(), name: z.string(), status: z.string() })),
+  segments: z.array(z.object({ id: z.uuid(), name: z.string() })),
+  workflows: z.array(z.object({ id: z.uuid(), name: z.string(), enabled: z.boolean(), eventName: z.string() })),
+  membershipEvents: z.object({ entry: z.string(), exit: z.string() }).nullable().describe('the event names of entries and exits, for a segment whose membership is tracked'),
+});

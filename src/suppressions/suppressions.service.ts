@@ -1,10 +1,10 @@
 import { insertAuditEntry as recordAudit } from '../audit/audit.queries.ts';
+import { MANAGERS } from '../auth/auth.queries.ts';
 import type { Deps } from '../deps.ts';
 import { forbidden, notFound } from '../errors.ts';
 import { recordEvents } from '../events/events.service.ts';
 import type { ProjectContext } from '../http/auth.ts';
 import { DEFAULT_PAGE_SIZE, decodeCursor, isCursorTimestamp, MAX_PAGE_SIZE, type Page, pageOf } from '../pagination.ts';
-import { MANAGERS } from '../projects/projects.service.ts';
 import {
   countSuppressions,
   deleteSuppression,

@@ -133,6 +133,23 @@ export async function listExecutions(db: Queryable, projectId: string, workflowI
   );
 }
 
+/** One contact's executions of every workflow, newest first, with each workflow's name (keyset like listExecutions). */
+export async function listContactExecutions(db: Queryable, projectId: string, contactId: string, query: { before?: { value: string; id: string }; limit: number }) {
+  return db.query<ExecutionRow & { workflow_name: string; sort_key: string }>(
+    `SELECT x.*, w.name AS workflow_name, ${cursorTimestampSql('x.started_at')} AS sort_key
+     FROM workflow_executions x JOIN workflows w ON w.project_id = x.project_id AND w.id = x.workflow_id
+     WHERE x.project_id = $1 AND x.contact_id = $2
+       AND ($3::timestamptz IS NULL OR (x.started_at, x.id) < ($3::timestamptz, $4::uuid))
+     ORDER BY x.started_at DESC, x.id DESC LIMIT $5`,
+    [projectId, contactId, query.before?.value ?? null, query.before?.id ?? null, query.limit],
+  );
+}
+
+export async function countContactExecutions(db: Queryable, projectId: string, contactId: string): Promise<number> {
+  const rows = await db.query<{ count: number }>('SELECT count(*)::int AS count FROM workflow_executions WHERE project_id = $1 AND contact_id = $2', [projectId, contactId]);
+  return rows[0]!.count;
+}
+
 export async function countExecutions(db: Queryable, projectId: string, workflowId: string, status?: ExecutionStatus, contactId?: string): Promise<number> {
   const rows = await db.query<{ count: number }>(
     'SELECT count(*)::int AS count FROM workflow_executions WHERE project_id = $1 AND workflow_id = $2 AND ($3::text IS NULL OR status = $3) AND ($4::uuid IS NULL OR contact_id = $4)',

@@ -1,9 +1,12 @@
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
+import { contactIdParams } from '../contacts/contacts.schemas.ts';
 import type { Deps } from '../deps.ts';
 import { projectOf } from '../http/auth.ts';
 import {
   activeByStep,
   cancelAllResult,
+  contactExecutionPage,
+  contactExecutionsQuery,
   executionDetailSchema,
   executionPage,
   executionParams,
@@ -11,7 +14,7 @@ import {
   listExecutionsQuery,
   startExecutionBody,
 } from './executions.schemas.ts';
-import { activeExecutionsByStep, cancelAllExecutions, cancelExecution, getExecution, listExecutions, startExecution } from './executions.service.ts';
+import { activeExecutionsByStep, cancelAllExecutions, cancelExecution, getExecution, listContactExecutions, listExecutions, startExecution } from './executions.service.ts';
 import { workflowParams } from './workflows.schemas.ts';
 
 const tags = ['workflows'];
@@ -34,6 +37,22 @@ export const executionsRoutes: FastifyPluginAsyncZod<Deps> = async (app, deps) =
       },
     },
     async (request, reply) => reply.status(201).send(await startExecution(deps, projectOf(request).id, request.params.id, request.body)),
+  );
+
+  app.get(
+    '/contacts/:id/executions',
+    {
+      config,
+      schema: {
+        tags,
+        security,
+        summary: "A contact's executions of every workflow, newest first (cursor pagination)",
+        params: contactIdParams,
+        querystring: contactExecutionsQuery,
+        response: { 200: contactExecutionPage },
+      },
+    },
+    async (request) => listContactExecutions(deps, projectOf(request).id, request.params.id, request.query),
   );
 
   app.get(

@@ -111,6 +111,14 @@ export const listExecutionsQuery = z.object({
 export type ListExecutionsInput = z.infer<typeof listExecutionsQuery>;
 
 export const executionPage = z.object({ data: z.array(executionSchema), cursor: z.string().nullable(), hasMore: z.boolean(), total: z.number().int() });
+/** GET /contacts/{id}/executions: a contact's executions of every workflow, each with its workflow's name. */
+export const contactExecutionPage = z.object({
+  data: z.array(executionSchema.extend({ workflowName: z.string() })),
+  cursor: z.string().nullable(),
+  hasMore: z.boolean(),
+  total: z.number().int(),
+});
+export const contactExecutionsQuery = listExecutionsQuery.pick({ limit: true, cursor: true });
 export const cancelAllResult = z.object({ cancelled: z.number().int() });
 /** How many executions are RUNNING or WAITING at each step now, of every version (the canvas's counts per node). */
 export const activeByStep = z.object({ data: z.array(z.object({ stepId: z.string(), running: z.number().int(), waiting: z.number().int() })) });

@@ -52,6 +52,22 @@ export async function listExecutions(deps: Pick<Deps, 'db' | 'config'>, projectI
   });
 }
 
+/** GET /contacts/{id}/executions: newest first across workflows, cursor-paginated; 404 for an unknown contact. */
+export async function listContactExecutions(deps: Pick<Deps, 'db' | 'config'>, projectId: string, contactId: string, input: { limit?: number; cursor?: string }) {
+  if (!(await findContact(deps.db, projectId, contactId))) throw notFound('Contact');
+  const secret = deps.config.sessionSecret;
+  const limit = Math.min(input.limit ?? DEFAULT_PAGE_SIZE, MAX_PAGE_SIZE);
+  const at = { sort: 'contact-executions', dir: 'desc' as const };
+  const before = input.cursor ? decodeCursor(secret, input.cursor, { ...at, checkValue: isCursorTimestamp }) : undefined;
+  const rows = await queries.listContactExecutions(deps.db, projectId, contactId, { before, limit: limit + 1 });
+  return pageOf(secret, rows, {
+    limit,
+    at,
+    map: (row) => ({ ...toExecution(row), workflowName: row.workflow_name }),
+    total: input.cursor ? undefined : () => queries.countContactExecutions(deps.db, projectId, contactId),
+  });
+}
+
 /** GET …/executions/active: how many executions run or wait at each step now. */
 export async function activeExecutionsByStep(deps: Pick<Deps, 'db' | 'config'>, projectId: string, workflowId: string) {
   await requireWorkflow(deps, projectId, workflowId);

@@ -1,5 +1,7 @@
 import assert from 'node:assert/strict';
+import { get, type IncomingHttpHeaders } from 'node:http';
 import { after, before, describe, test } from 'node:test';
+import { brotliDecompressSync, gunzipSync } from 'node:zlib';
 import { checkedInSchema, schemaSource } from '../../scripts/api-schema.ts';
 import { createAccount } from '../kit/accounts.ts';
 import { ensureDashboardBuilt } from '../kit/browser.ts';
@@ -44,6 +46,47 @@ describe('Dashboard serving, typed client and the session CSRF rule', () => {
     const missing = await fetch(`${server.url}/assets/nope-123.js`);
     assert.equal(missing.status, 404);
   });
+
+  test('hashed assets are sent precompressed (brotli, else gzip) with a one-year immutable cache; the bytes are the built file', async () => {
+    const index = await (await fetch(server.url, { headers: { accept: 'text/html' } })).text();
+    // The entry script, the vendor chunk it preloads and the stylesheet: the bulk of a first load.
+    const paths = [
+      /<script[^>]+src="(\/assets\/index-[^"]+\.js)"/.exec(index)?.[1],
+      /<link rel="modulepreload"[^>]+href="(\/assets\/vendor-[^"]+\.js)"/.exec(index)?.[1],
+      /<link rel="stylesheet"[^>]+href="(\/assets\/[^"]+\.css)"/.exec(index)?.[1],
+    ];
+    assert.ok(paths.every(Boolean), `entry script, vendor chunk and stylesheet in index.html: ${paths.join(', ')}`);
+    for (const path of paths as string[]) {
+      const plain = await rawGet(path, 'identity');
+      assert.equal(plain.status, 200, path);
+      assert.equal(plain.headers['content-encoding'], undefined, path);
+      assert.match(String(plain.headers.vary), /accept-encoding/i, `${path}: shared caches keep one copy per encoding`);
+      assert.match(String(plain.headers['cache-control']), /max-age=31536000/, path);
+      assert.match(String(plain.headers['cache-control']), /immutable/, path);
+
+      const br = await rawGet(path, 'gzip, deflate, br');
+      assert.equal(br.headers['content-encoding'], 'br', path);
+      assert.match(String(br.headers['cache-control']), /immutable/, path);
+      assert.ok(br.body.length < plain.body.length / 2, `${path}: ${br.body.length} bytes with brotli, ${plain.body.length} without`);
+      assert.ok(brotliDecompressSync(br.body).equals(plain.body), `${path}: brotli decodes to the file`);
+
+      const gz = await rawGet(path, 'gzip');
+      assert.equal(gz.headers['content-encoding'], 'gzip', path);
+      assert.ok(gunzipSync(gz.body).equals(plain.body), `${path}: gzip decodes to the file`);
+    }
+  });
+
+  /** A GET with exactly this Accept-Encoding, the body as sent (fetch would decode it). */
+  function rawGet(path: string, encoding: string): Promise<{ status: number; headers: IncomingHttpHeaders; body: Buffer }> {
+    return new Promise((resolve, reject) => {
+      get(server.url + path, { headers: { 'accept-encoding': encoding } }, (res) => {
+        const chunks: Buffer[] = [];
+        res.on('data', (chunk: Buffer) => chunks.push(chunk));
+        res.on('end', () => resolve({ status: res.statusCode ?? 0, headers: res.headers, body: Buffer.concat(chunks) }));
+        res.on('error', reject);
+      }).on('error', reject);
+    });
+  }
 
   test('a session request that changes state needs X-Requested-With or X-Project-Id (no cross-site form can send one)', async () => {
     const account = await createAccount(server.url);

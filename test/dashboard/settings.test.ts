@@ -32,12 +32,12 @@ describe('Dashboard: project settings', BROWSER_PASS, () => {
       await page.getByText('Saved.').waitFor();
       assert.equal(await page.getByRole('combobox', { name: 'Project' }).inputValue(), 'Fjord Coffee — 北欧 Roasters');
 
-      // Members: an unknown address is refused next to the form; a known one is added as ADMIN, then made MEMBER.
+      // Members: an address with no account is sent an invitation; a known one is added as ADMIN, then made MEMBER.
       const members = page.getByRole('form', { name: 'Add a member' });
-      await members.getByRole('textbox', { name: /^Email/ }).fill(uniqueEmail('nobody'));
+      const newcomer = uniqueEmail('nobody');
+      await members.getByRole('textbox', { name: /^Email/ }).fill(newcomer);
       await members.getByRole('button', { name: 'Add member' }).click();
-      await page.getByRole('alert').getByText('No account has this email address.').waitFor();
-      await page.getByText('Ask them to sign up first, then add them.').waitFor();
+      await page.getByRole('status').getByText(`${newcomer} has no account yet: an invitation is on its way.`, { exact: false }).waitFor();
       await members.getByRole('textbox', { name: /^Email/ }).fill(colleague.email);
       await members.getByRole('combobox', { name: /^Role/ }).selectOption('ADMIN');
       await members.getByRole('button', { name: 'Add member' }).click();
@@ -73,7 +73,8 @@ describe('Dashboard: project settings', BROWSER_PASS, () => {
       // The audit log lists each change, and filters by action.
       await page.reload();
       const audit = page.getByRole('table', { name: 'Audit log' });
-      for (const action of ['Project renamed', 'Member added', 'Role changed', 'Billing limits changed']) await audit.getByText(action, { exact: true }).waitFor();
+      for (const action of ['Project renamed', 'Member invited', 'Member added', 'Role changed', 'Billing limits changed'])
+        await audit.getByText(action, { exact: true }).waitFor();
       await page.getByRole('combobox', { name: 'Action' }).selectOption('member.added');
       await audit.getByText('Project renamed').waitFor({ state: 'detached' });
       assert.equal(await audit.locator('tbody tr').count(), 1);

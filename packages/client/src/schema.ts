@@ -2054,10 +2054,12 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** List contacts (cursor pagination) */
+        /** List contacts (cursor pagination), optionally those a condition tree selects */
         get: {
             parameters: {
                 query?: {
+                    /** @description a condition tree (as segments take) as JSON text */
+                    condition?: string;
                     cursor?: string;
                     /** @description asc or desc (default; unknown values fall back to it) */
                     dir?: string;
@@ -2357,6 +2359,122 @@ export interface paths {
                             }[];
                             hasMore: boolean;
                             total: number;
+                        };
+                    };
+                };
+            };
+        };
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/contacts/{id}/executions": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** A contact's executions of every workflow, newest first (cursor pagination) */
+        get: {
+            parameters: {
+                query?: {
+                    cursor?: string;
+                    /** @description default 20; values above 100 are clamped */
+                    limit?: number;
+                };
+                header?: never;
+                path: {
+                    id: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            cursor: string | null;
+                            data: {
+                                completedAt: string | null;
+                                /** Format: uuid */
+                                contactId: string;
+                                context: {
+                                    [key: string]: unknown;
+                                };
+                                /** Format: uuid */
+                                currentStepId: string | null;
+                                error: string | null;
+                                exitReason: string | null;
+                                /** Format: uuid */
+                                id: string;
+                                startedAt: string;
+                                /** @enum {string} */
+                                status: "RUNNING" | "WAITING" | "COMPLETED" | "EXITED" | "FAILED" | "CANCELLED";
+                                updatedAt: string;
+                                /** Format: uuid */
+                                workflowId: string;
+                                workflowName: string;
+                                /** @description the workflow version the execution started on and runs to its end on */
+                                workflowVersion: number;
+                            }[];
+                            hasMore: boolean;
+                            total: number;
+                        };
+                    };
+                };
+            };
+        };
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/contacts/{id}/segments": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The segments a contact is a member of now (live, as segment counts are), by name */
+        get: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    id: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            data: {
+                                /** Format: uuid */
+                                id: string;
+                                name: string;
+                                trackMembership: boolean;
+                                /** @enum {string} */
+                                type: "DYNAMIC" | "STATIC";
+                            }[];
                         };
                     };
                 };
@@ -4154,7 +4272,7 @@ export interface paths {
             };
         };
         put?: never;
-        /** Add an existing user by email (OWNER or ADMIN) */
+        /** Add a user by email (201), or invite an address with no account by email (202) (OWNER or ADMIN) */
         post: {
             parameters: {
                 query?: never;
@@ -4188,6 +4306,22 @@ export interface paths {
                             role: "OWNER" | "ADMIN" | "MEMBER";
                             /** Format: uuid */
                             userId: string;
+                        };
+                    };
+                };
+                /** @description Default Response */
+                202: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            createdAt: string;
+                            email: string;
+                            /** @enum {boolean} */
+                            invited: true;
+                            /** @enum {string} */
+                            role: "OWNER" | "ADMIN" | "MEMBER";
                         };
                     };
                 };
@@ -4923,6 +5057,68 @@ export interface paths {
                 };
             };
         };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/segments/{id}/usage": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** What uses a segment: campaigns, other segments, and workflows its membership events start */
+        get: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    id: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            campaigns: {
+                                /** Format: uuid */
+                                id: string;
+                                name: string;
+                                status: string;
+                            }[];
+                            /** @description the event names of entries and exits, for a segment whose membership is tracked */
+                            membershipEvents: {
+                                entry: string;
+                                exit: string;
+                            } | null;
+                            segments: {
+                                /** Format: uuid */
+                                id: string;
+                                name: string;
+                            }[];
+                            workflows: {
+                                enabled: boolean;
+                                eventName: string;
+                                /** Format: uuid */
+                                id: string;
+                                name: string;
+                            }[];
+                        };
+                    };
+                };
+            };
+        };
+        put?: never;
+        post?: never;
         delete?: never;
         options?: never;
         head?: never;

@@ -51,6 +51,7 @@ export const router = createBrowserRouter([
           { path: 'workflows', lazy: () => import('../pages/workflows/WorkflowsPage.tsx') },
           // The canvas (@xyflow/react, dagre) is in this page's chunk only.
           { path: 'workflows/:workflowId', lazy: () => import('../pages/workflows/WorkflowPage.tsx') },
+          { path: 'suppressions', lazy: () => import('../pages/suppressions/SuppressionsPage.tsx') },
           { path: 'analytics', lazy: () => import('../pages/analytics/AnalyticsPage.tsx') },
           { path: 'settings', lazy: () => import('../pages/settings/SettingsPage.tsx') },
           { path: 'account', lazy: () => import('../pages/account/AccountPage.tsx') },

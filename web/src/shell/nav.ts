@@ -9,6 +9,7 @@ export const NAV_ITEMS: { path: string; label: string }[] = [
   { path: 'activity', label: 'Activity' },
   { path: 'inbound', label: 'Inbound' },
   { path: 'analytics', label: 'Analytics' },
+  { path: 'suppressions', label: 'Suppressions' },
   { path: 'domains', label: 'Domains' },
   { path: 'keys', label: 'API keys' },
   { path: 'webhooks', label: 'Webhooks' },

@@ -1,7 +1,8 @@
-import { Badge, Button, Group, Paper, PasswordInput, Stack, Table, Text, Title } from '@mantine/core';
+import { Badge, Button, Group, Paper, PasswordInput, Stack, Text, Title } from '@mantine/core';
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import type { FormEvent } from 'react';
 import { api, call } from '../../api/client.ts';
+import { DataTable } from '../../ui/DataTable.tsx';
 import { ErrorMessage } from '../../ui/ErrorMessage.tsx';
 import { PageHeader } from '../../ui/PageHeader.tsx';
 import { TwoFactorSection } from './TwoFactorSection.tsx';
@@ -39,46 +40,43 @@ function SessionsSection() {
           </Text>
         )}
         <ErrorMessage error={sessions.error ?? signOut.error ?? everywhere.error} />
-        <Table.ScrollContainer minWidth={560}>
-          <Table>
-            <Table.Thead>
-              <Table.Tr>
-                <Table.Th>Device</Table.Th>
-                <Table.Th>Address</Table.Th>
-                <Table.Th>Last seen</Table.Th>
-                <Table.Th>
-                  <span className="mantine-visually-hidden">Actions</span>
-                </Table.Th>
-              </Table.Tr>
-            </Table.Thead>
-            <Table.Tbody>
-              {(sessions.data ?? []).map((session) => (
-                <Table.Tr key={session.id}>
-                  <Table.Td>
-                    <Group gap="xs">
-                      <span title={session.userAgent}>{session.device}</span>
-                      {session.current && <Badge variant="light">This device</Badge>}
-                    </Group>
-                  </Table.Td>
-                  <Table.Td>{session.ip}</Table.Td>
-                  <Table.Td>{new Date(session.lastSeenAt).toLocaleString()}</Table.Td>
-                  <Table.Td>
-                    {!session.current && (
-                      <Button
-                        size="compact-sm"
-                        variant="default"
-                        onClick={() => signOut.mutate(session.id)}
-                        aria-label={`Sign out ${session.device}, last seen ${new Date(session.lastSeenAt).toLocaleString()}`}
-                      >
-                        Sign out
-                      </Button>
-                    )}
-                  </Table.Td>
-                </Table.Tr>
-              ))}
-            </Table.Tbody>
-          </Table>
-        </Table.ScrollContainer>
+        <DataTable
+          label="Signed-in sessions"
+          minWidth={560}
+          rows={sessions.data ?? []}
+          rowKey={(session) => session.id}
+          busy={sessions.isFetching}
+          columns={[
+            {
+              key: 'device',
+              header: 'Device',
+              rowHeader: true,
+              cell: (session) => (
+                <Group gap="xs">
+                  <span title={session.userAgent}>{session.device}</span>
+                  {session.current && <Badge variant="light">This device</Badge>}
+                </Group>
+              ),
+            },
+            { key: 'ip', header: 'Address', cell: (session) => session.ip },
+            { key: 'seen', header: 'Last seen', cell: (session) => new Date(session.lastSeenAt).toLocaleString() },
+            {
+              key: 'actions',
+              header: <span className="mantine-visually-hidden">Actions</span>,
+              cell: (session) =>
+                !session.current && (
+                  <Button
+                    size="compact-sm"
+                    variant="default"
+                    onClick={() => signOut.mutate(session.id)}
+                    aria-label={`Sign out ${session.device}, last seen ${new Date(session.lastSeenAt).toLocaleString()}`}
+                  >
+                    Sign out
+                  </Button>
+                ),
+            },
+          ]}
+        />
       </Stack>
     </Paper>
   );

@@ -1,8 +1,8 @@
 import '@mantine/charts/styles.css';
 import { LineChart } from '@mantine/charts';
-import { Button, Group, Paper, SimpleGrid, Stack, Table, Text, Title } from '@mantine/core';
+import { Button, Group, Paper, SimpleGrid, Stack, Text, Title } from '@mantine/core';
 import { useDisclosure } from '@mantine/hooks';
-import { TableScroll } from '../../ui/TableScroll.tsx';
+import { DataTable } from '../../ui/DataTable.tsx';
 import { rate, SERIES } from './analytics.ts';
 
 type Metrics = Record<(typeof SERIES)[number]['name'], number>;
@@ -70,28 +70,16 @@ export function SeriesChart({ series }: { series: Series }) {
           {tableShown ? 'Hide the figures' : 'Show the figures as a table'}
         </Button>
         {tableShown && (
-          <TableScroll minWidth={520} label="Email activity figures">
-            <Table verticalSpacing={4} aria-label="Email activity figures" striped>
-              <Table.Thead>
-                <Table.Tr>
-                  <Table.Th>{series.interval === 'day' ? 'Day' : 'Hour'}</Table.Th>
-                  {SERIES.map((s) => (
-                    <Table.Th key={s.name}>{s.label}</Table.Th>
-                  ))}
-                </Table.Tr>
-              </Table.Thead>
-              <Table.Tbody>
-                {series.data.map((point) => (
-                  <Table.Tr key={point.label}>
-                    <Table.Td>{point.label.replace('T', ' ')}</Table.Td>
-                    {SERIES.map((s) => (
-                      <Table.Td key={s.name}>{point[s.name]}</Table.Td>
-                    ))}
-                  </Table.Tr>
-                ))}
-              </Table.Tbody>
-            </Table>
-          </TableScroll>
+          <DataTable
+            label="Email activity figures"
+            minWidth={520}
+            rows={series.data}
+            rowKey={(point) => point.label}
+            columns={[
+              { key: 'label', header: series.interval === 'day' ? 'Day' : 'Hour', rowHeader: true, cell: (point) => point.label.replace('T', ' ') },
+              ...SERIES.map((s) => ({ key: s.name, header: s.label, cell: (point: (typeof series.data)[number]) => point[s.name] })),
+            ]}
+          />
         )}
       </Stack>
     </Paper>

@@ -3,10 +3,10 @@ import { keepPreviousData, useQuery } from '@tanstack/react-query';
 import { useState } from 'react';
 import { api, call } from '../../api/client.ts';
 import { useProject } from '../../shell/project.ts';
+import { DataTable } from '../../ui/DataTable.tsx';
 import { EmptyState } from '../../ui/EmptyState.tsx';
 import { LoadError } from '../../ui/LoadError.tsx';
 import { Loading } from '../../ui/Loading.tsx';
-import { TableScroll } from '../../ui/TableScroll.tsx';
 import { rate } from './analytics.ts';
 
 const METRICS = ['opened', 'clicked', 'delivered', 'sent', 'bounced', 'complained'] as const;
@@ -53,36 +53,37 @@ export function TopCampaigns({ from }: { from: string }) {
         {top.isError && <LoadError error={top.error} what="the top campaigns" retry={() => top.refetch()} />}
         {top.data?.data.length === 0 && <EmptyState title="No campaign activity in this window">Campaigns appear here once they have sent.</EmptyState>}
         {!!top.data?.data.length && (
-          <TableScroll minWidth={520} label="Top campaigns">
-            <Table verticalSpacing="xs" aria-label="Top campaigns">
-              <Table.Thead>
-                <Table.Tr>
-                  <Table.Th>Campaign</Table.Th>
-                  <Table.Th>Sent</Table.Th>
-                  <Table.Th>Open rate</Table.Th>
-                  <Table.Th>Click rate</Table.Th>
-                  <Table.Th>{as === 'rate' ? `${metric} rate` : metric}</Table.Th>
-                </Table.Tr>
-              </Table.Thead>
-              <Table.Tbody>
-                {top.data.data.map((c) => (
-                  <Table.Tr key={c.campaignId}>
-                    <Table.Td>
-                      {c.name ?? (
-                        <Text span c="dimmed">
-                          deleted campaign
-                        </Text>
-                      )}
-                    </Table.Td>
-                    <Table.Td>{c.sent.toLocaleString()}</Table.Td>
-                    <Table.Td>{rate(c.rates.open)}</Table.Td>
-                    <Table.Td>{rate(c.rates.click)}</Table.Td>
-                    <Table.Td fw={600}>{as === 'rate' ? rate(c.value) : (c.value ?? 0).toLocaleString()}</Table.Td>
-                  </Table.Tr>
-                ))}
-              </Table.Tbody>
-            </Table>
-          </TableScroll>
+          <DataTable
+            label="Top campaigns"
+            minWidth={520}
+            rows={top.data.data}
+            rowKey={(c) => c.campaignId}
+            columns={[
+              {
+                key: 'name',
+                header: 'Campaign',
+                rowHeader: true,
+                cell: (c) =>
+                  c.name ?? (
+                    <Text span c="dimmed">
+                      deleted campaign
+                    </Text>
+                  ),
+              },
+              { key: 'sent', header: 'Sent', cell: (c) => c.sent.toLocaleString() },
+              { key: 'open', header: 'Open rate', cell: (c) => rate(c.rates.open) },
+              { key: 'click', header: 'Click rate', cell: (c) => rate(c.rates.click) },
+              {
+                key: 'value',
+                header: as === 'rate' ? `${metric} rate` : metric,
+                cell: (c) => (
+                  <Text span fw={600} size="sm">
+                    {as === 'rate' ? rate(c.value) : (c.value ?? 0).toLocaleString()}
+                  </Text>
+                ),
+              },
+            ]}
+          />
         )}
       </Stack>
     </Paper>

@@ -1,15 +1,17 @@
-import { Anchor, Button, Paper, Table, Text, Title } from '@mantine/core';
+import { Anchor, Button, Paper, Text, Title } from '@mantine/core';
 import { useInfiniteQuery } from '@tanstack/react-query';
 import { Link } from 'react-router';
 import { api, call } from '../../api/client.ts';
 import { projectPath, useProject } from '../../shell/project.ts';
+import { type Column, DataTable } from '../../ui/DataTable.tsx';
 import { LoadError } from '../../ui/LoadError.tsx';
 import { Loading } from '../../ui/Loading.tsx';
 import { StatusBadge } from '../../ui/StatusBadge.tsx';
-import { TableScroll } from '../../ui/TableScroll.tsx';
 import { STATUS_TONE } from '../emails/emails.ts';
 
 const PAGE_SIZE = 20;
+const fetchPage = (id: string, cursor: string | undefined) => call(api.GET('/contacts/{id}/emails', { params: { path: { id }, query: { limit: PAGE_SIZE, cursor } } }));
+type Email = Awaited<ReturnType<typeof fetchPage>>['data'][number];
 
 /** The contact's email records, newest first, a page at a time (GET /contacts/{id}/emails). */
 export function ContactEmails({ contactId }: { contactId: string }) {
@@ -17,11 +19,33 @@ export function ContactEmails({ contactId }: { contactId: string }) {
   const emails = useInfiniteQuery({
     queryKey: ['contact-emails', project.id, contactId],
     initialPageParam: undefined as string | undefined,
-    queryFn: ({ pageParam }) => call(api.GET('/contacts/{id}/emails', { params: { path: { id: contactId }, query: { limit: PAGE_SIZE, cursor: pageParam } } })),
+    queryFn: ({ pageParam }) => fetchPage(contactId, pageParam),
     getNextPageParam: (last) => (last.hasMore ? (last.cursor ?? undefined) : undefined),
   });
   const items = emails.data?.pages.flatMap((page) => page.data) ?? [];
   const total = emails.data?.pages[0]?.total ?? 0;
+  const columns: Column<Email>[] = [
+    {
+      key: 'subject',
+      header: 'Subject',
+      rowHeader: true,
+      cell: (email) => (
+        <Anchor component={Link} to={projectPath(project.id, 'emails', email.id)} size="sm" style={{ wordBreak: 'break-word' }}>
+          {email.subject ?? '(no subject)'}
+        </Anchor>
+      ),
+    },
+    { key: 'status', header: 'Status', cell: (email) => <StatusBadge tone={STATUS_TONE[email.status]}>{email.status}</StatusBadge> },
+    {
+      key: 'sent',
+      header: 'Sent',
+      cell: (email) => (
+        <Text size="sm" style={{ whiteSpace: 'nowrap' }}>
+          <time dateTime={email.sentAt ?? email.createdAt}>{new Date(email.sentAt ?? email.createdAt).toLocaleString()}</time>
+        </Text>
+      ),
+    },
+  ];
 
   return (
     <Paper withBorder p="md" radius="md" component="section" aria-labelledby="emails-title">
@@ -31,38 +55,7 @@ export function ContactEmails({ contactId }: { contactId: string }) {
       {emails.isPending && <Loading rows={3} label="Loading emails" />}
       {emails.isError && <LoadError error={emails.error} what="the emails" retry={() => emails.refetch()} />}
       {emails.isSuccess && items.length === 0 && <Text size="sm">No email sent to this contact yet.</Text>}
-      {items.length > 0 && (
-        <TableScroll minWidth={520} label="Emails to this contact">
-          <Table aria-label="Emails to this contact" verticalSpacing="xs">
-            <Table.Thead>
-              <Table.Tr>
-                <Table.Th>Subject</Table.Th>
-                <Table.Th>Status</Table.Th>
-                <Table.Th>Sent</Table.Th>
-              </Table.Tr>
-            </Table.Thead>
-            <Table.Tbody>
-              {items.map((email) => (
-                <Table.Tr key={email.id}>
-                  <Table.Td>
-                    <Anchor component={Link} to={projectPath(project.id, 'emails', email.id)} size="sm" style={{ wordBreak: 'break-word' }}>
-                      {email.subject ?? '(no subject)'}
-                    </Anchor>
-                  </Table.Td>
-                  <Table.Td>
-                    <StatusBadge tone={STATUS_TONE[email.status]}>{email.status}</StatusBadge>
-                  </Table.Td>
-                  <Table.Td>
-                    <Text size="sm" style={{ whiteSpace: 'nowrap' }}>
-                      <time dateTime={email.sentAt ?? email.createdAt}>{new Date(email.sentAt ?? email.createdAt).toLocaleString()}</time>
-                    </Text>
-                  </Table.Td>
-                </Table.Tr>
-              ))}
-            </Table.Tbody>
-          </Table>
-        </TableScroll>
-      )}
+      {items.length > 0 && <DataTable label="Emails to this contact" rows={items} rowKey={(e) => e.id} columns={columns} busy={emails.isFetching} minWidth={520} />}
       {emails.hasNextPage && (
         <Button variant="default" mt="sm" onClick={() => emails.fetchNextPage()} loading={emails.isFetchingNextPage}>
           Load older emails

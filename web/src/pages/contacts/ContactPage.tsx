@@ -1,8 +1,8 @@
-import { Anchor, Button, Group, Modal, Paper, Stack, Switch, Text, TextInput, Timeline, Title } from '@mantine/core';
+import { Alert, Anchor, Button, Group, Modal, Paper, Stack, Switch, Text, TextInput } from '@mantine/core';
 import { useDisclosure } from '@mantine/hooks';
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import type { FormEvent } from 'react';
-import { Link, useNavigate, useParams } from 'react-router';
+import { Link, useLocation, useNavigate, useParams } from 'react-router';
 import { api, call } from '../../api/client.ts';
 import { asApiError } from '../../api/errors.ts';
 import { projectPath, useProject } from '../../shell/project.ts';
@@ -11,6 +11,9 @@ import { LoadError } from '../../ui/LoadError.tsx';
 import { Loading } from '../../ui/Loading.tsx';
 import { PageHeader } from '../../ui/PageHeader.tsx';
 import { ContactEmails } from './ContactEmails.tsx';
+import { ContactEvents } from './ContactEvents.tsx';
+import { ContactExecutions } from './ContactExecutions.tsx';
+import { ContactSegments } from './ContactSegments.tsx';
 import { fetchContact } from './contact.ts';
 import { DataEditor } from './DataEditor.tsx';
 
@@ -18,13 +21,11 @@ export function Component() {
   const project = useProject();
   const { contactId = '' } = useParams();
   const navigate = useNavigate();
+  // Set by "Add contact" (AddContactButton) when it opens this page.
+  const added = (useLocation().state as { added?: 'created' | 'updated' } | null)?.added;
   const queryClient = useQueryClient();
   const key = ['contact', project.id, contactId];
   const contact = useQuery({ queryKey: key, queryFn: () => fetchContact(contactId) });
-  const events = useQuery({
-    queryKey: ['contact-events', project.id, contactId],
-    queryFn: () => call(api.GET('/events/contact/{contactId}', { params: { path: { contactId }, query: { limit: 100 } } })),
-  });
   const update = useMutation({
     mutationFn: (body: { email?: string; subscribed?: boolean; data?: Record<string, unknown> }) =>
       call(api.PATCH('/contacts/{id}', { params: { path: { id: contactId } }, body })),
@@ -32,6 +33,7 @@ export function Component() {
       queryClient.setQueryData(key, updated);
       queryClient.invalidateQueries({ queryKey: ['contacts', project.id] });
       queryClient.invalidateQueries({ queryKey: ['contact-events', project.id, contactId] });
+      queryClient.invalidateQueries({ queryKey: ['contact-segments', project.id, contactId] });
     },
   });
   const [deleting, del] = useDisclosure(false);
@@ -58,6 +60,11 @@ export function Component() {
       <Anchor component={Link} to={projectPath(project.id, 'contacts')} size="sm">
         ← All contacts
       </Anchor>
+      {added && (
+        <Alert color={added === 'created' ? 'teal' : 'blue'} variant="light" role="status" p="xs">
+          {added === 'created' ? 'Contact added.' : 'This address was already a contact: its subscription and the data you entered were saved on it.'}
+        </Alert>
+      )}
       <PageHeader
         title={c.email}
         description={`Created ${new Date(c.createdAt).toLocaleString()} · updated ${new Date(c.updatedAt).toLocaleString()}`}
@@ -89,31 +96,10 @@ export function Component() {
         </Stack>
       </Paper>
       <DataEditor contact={c} update={update} />
+      <ContactSegments contactId={c.id} />
+      <ContactExecutions contactId={c.id} />
       <ContactEmails contactId={c.id} />
-      <Paper withBorder p="md" radius="md" component="section" aria-labelledby="events-title">
-        <Title order={2} size="h4" id="events-title" mb="sm">
-          Events
-        </Title>
-        {events.isPending && <Loading rows={3} label="Loading events" />}
-        {events.isError && <LoadError error={events.error} what="the events" retry={() => events.refetch()} />}
-        {events.data?.data.length === 0 && <Text size="sm">No event yet.</Text>}
-        {events.data && events.data.data.length > 0 && (
-          <Timeline bulletSize={14} lineWidth={2} aria-label="Events, newest first">
-            {events.data.data.map((event) => (
-              <Timeline.Item key={event.id} title={event.name}>
-                <Text size="xs" c="dimmed">
-                  {new Date(event.createdAt).toLocaleString()}
-                </Text>
-                {Object.keys(event.data).length > 0 && (
-                  <Text size="xs" ff="monospace" style={{ wordBreak: 'break-all' }}>
-                    {JSON.stringify(event.data)}
-                  </Text>
-                )}
-              </Timeline.Item>
-            ))}
-          </Timeline>
-        )}
-      </Paper>
+      <ContactEvents contactId={c.id} />
       <Modal opened={deleting} onClose={del.close} title={`Delete ${c.email}?`} centered>
         <Stack>
           <Text size="sm">The contact, its data and its events are deleted. This cannot be undone.</Text>

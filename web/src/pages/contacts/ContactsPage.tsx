@@ -2,7 +2,7 @@ import type { paths } from '@mailroom/client';
 import { Anchor, Button, Checkbox, Group, SegmentedControl, Stack, Text, TextInput } from '@mantine/core';
 import { useDebouncedValue } from '@mantine/hooks';
 import { keepPreviousData, useQuery } from '@tanstack/react-query';
-import { useState } from 'react';
+import { useCallback, useState } from 'react';
 import { Link } from 'react-router';
 import { api, call } from '../../api/client.ts';
 import { projectPath, useProject } from '../../shell/project.ts';
@@ -12,13 +12,18 @@ import { LoadError } from '../../ui/LoadError.tsx';
 import { Loading } from '../../ui/Loading.tsx';
 import { PageHeader } from '../../ui/PageHeader.tsx';
 import { StatusBadge } from '../../ui/StatusBadge.tsx';
+import { AddContactButton } from './AddContactButton.tsx';
 import { BulkBar } from './BulkBar.tsx';
+import { DataColumnsPicker, useDataColumns } from './DataColumns.tsx';
 import { FilterExport } from './FilterExport.tsx';
 
 type Sort = 'createdAt' | 'email';
 type Filter = 'all' | 'true' | 'false';
 const PAGE_SIZE = 50;
 type Contact = paths['/contacts']['get']['responses'][200]['content']['application/json']['data'][number];
+
+/** A data value in a table cell: text as written, anything else as JSON, nothing as a dash. */
+const shownValue = (value: unknown) => (value === undefined || value === null ? '—' : typeof value === 'string' ? value : JSON.stringify(value));
 
 export const contactsKey = (projectId: string) => ['contacts', projectId];
 
@@ -32,8 +37,16 @@ export function Component() {
   const [cursors, setCursors] = useState<(string | undefined)[]>([undefined]);
   const page = cursors.length - 1;
   const [selected, setSelected] = useState<Set<string>>(new Set());
+  // The condition tree of the filter (JSON text) once the server has counted it.
+  const [condition, setCondition] = useState<string>();
+  const applyCondition = useCallback((next: string | undefined) => {
+    setCondition(next);
+    setCursors([undefined]);
+    setSelected(new Set());
+  }, []);
+  const data = useDataColumns(project.id);
 
-  const filters = { search: debouncedSearch, subscribed, sort: sort.by, dir: sort.dir };
+  const filters = { search: debouncedSearch, subscribed, sort: sort.by, dir: sort.dir, condition };
   const contacts = useQuery({
     queryKey: [...contactsKey(project.id), filters, cursors[page]],
     queryFn: () =>
@@ -47,6 +60,7 @@ export function Component() {
               subscribed: subscribed === 'all' ? undefined : subscribed,
               sort: sort.by,
               dir: sort.dir,
+              condition,
             },
           },
         }),
@@ -105,6 +119,13 @@ export function Component() {
       header: 'Subscription',
       cell: (contact) => <StatusBadge tone={contact.subscribed ? 'good' : 'neutral'}>{contact.subscribed ? 'Subscribed' : 'Unsubscribed'}</StatusBadge>,
     },
+    ...data.columns.map(
+      (key): Column<Contact> => ({
+        key: `data.${key}`,
+        header: key,
+        cell: (contact) => <Text size="sm">{shownValue(contact.data[key])}</Text>,
+      }),
+    ),
     { key: 'createdAt', header: 'Created', sortable: true, cell: (contact) => <Text size="sm">{new Date(contact.createdAt).toLocaleString()}</Text> },
   ];
 
@@ -115,6 +136,7 @@ export function Component() {
         description={contacts.data ? `${contacts.data.total.toLocaleString()} contact${contacts.data.total === 1 ? '' : 's'} match.` : 'The people you send to.'}
         actions={
           <>
+            <AddContactButton />
             <Button component={Link} to={projectPath(project.id, 'contacts', 'import')} variant="default">
               Import CSV
             </Button>
@@ -155,14 +177,15 @@ export function Component() {
             ]}
           />
         </Stack>
+        <DataColumnsPicker keys={data.keys} columns={data.columns} onChange={data.choose} />
       </Group>
-      <FilterExport />
+      <FilterExport onApply={applyCondition} />
       <BulkBar selected={[...selected]} onDone={() => setSelected(new Set())} />
       {contacts.isError && <LoadError error={contacts.error} what="the contacts" retry={() => contacts.refetch()} />}
       {contacts.isPending && <Loading rows={8} label="Loading contacts" />}
       {contacts.data && rows.length === 0 && (
-        <EmptyState title={filters.search || subscribed !== 'all' ? 'No contact matches' : 'No contact yet'}>
-          {filters.search || subscribed !== 'all' ? 'Change the search or the filter.' : 'Contacts appear when you track an event, send an email or import a CSV.'}
+        <EmptyState title={filters.search || subscribed !== 'all' || condition ? 'No contact matches' : 'No contact yet'}>
+          {filters.search || subscribed !== 'all' || condition ? 'Change the search or the filter.' : 'Contacts appear when you track an event, send an email or import a CSV.'}
         </EmptyState>
       )}
       {rows.length > 0 && (

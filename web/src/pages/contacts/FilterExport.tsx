@@ -1,6 +1,6 @@
 import { Button, Group, Loader, Paper, Stack, Text } from '@mantine/core';
 import { useMutation } from '@tanstack/react-query';
-import { useState } from 'react';
+import { useEffect, useState } from 'react';
 import { api, call } from '../../api/client.ts';
 import { useProject } from '../../shell/project.ts';
 import { ConditionBuilder } from '../../ui/conditions/ConditionBuilder.tsx';
@@ -22,14 +22,17 @@ function save(blob: Blob, name: string) {
 /**
  * A filter over contacts' data, events and segments made with the segment builder, its live count,
  * and "Export CSV" of the contacts it selects (or of every contact with no filter), streamed by
- * GET /contacts/export.
+ * GET /contacts/export. The contacts table shows the same contacts (`onApply`).
  */
-export function FilterExport() {
+export function FilterExport({ onApply }: { onApply: (condition: string | undefined) => void }) {
   const project = useProject();
   const [open, setOpen] = useState(false);
   const [condition, setCondition] = useState<Tree>(newTree);
   const fields = useFieldOptions(project.id);
   const live = useLiveCount(project.id, open ? condition : undefined);
+  // The table follows the last tree the server counted; one it refused (shown at its filter) or
+  // one still being typed leaves the table as it was.
+  useEffect(() => onApply(open ? live.accepted : undefined), [open, live.accepted, onApply]);
   const exportCsv = useMutation({
     mutationFn: async () => {
       const blob = await call(api.GET('/contacts/export', { params: { query: open ? { condition: JSON.stringify(condition) } : {} }, parseAs: 'blob' }));

@@ -1,9 +1,10 @@
-import { Alert, Button, Code, Group, NativeSelect, Paper, Stack, Table, Text, TextInput, Title } from '@mantine/core';
+import { Alert, Button, Code, Group, NativeSelect, Paper, Stack, Text, TextInput, Title } from '@mantine/core';
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { type FormEvent, useState } from 'react';
 import { api, call } from '../../api/client.ts';
 import { useProject } from '../../shell/project.ts';
 import { CopyButton } from '../../ui/CopyButton.tsx';
+import { DataTable } from '../../ui/DataTable.tsx';
 import { ErrorMessage } from '../../ui/ErrorMessage.tsx';
 
 type Scope = 'full' | 'sending';
@@ -86,47 +87,36 @@ export function NamedKeysSection() {
         </form>
         <ErrorMessage error={create.error ?? revoke.error ?? keys.error} />
         {keys.data && keys.data.length > 0 && (
-          <Table.ScrollContainer minWidth={600}>
-            <Table>
-              <Table.Thead>
-                <Table.Tr>
-                  <Table.Th>Name</Table.Th>
-                  <Table.Th>Scope</Table.Th>
-                  <Table.Th>Sender domains</Table.Th>
-                  <Table.Th>Key</Table.Th>
-                  <Table.Th>Last used</Table.Th>
-                  <Table.Th>
-                    <span className="mantine-visually-hidden">Actions</span>
-                  </Table.Th>
-                </Table.Tr>
-              </Table.Thead>
-              <Table.Tbody>
-                {keys.data.map((key) => (
-                  <Table.Tr key={key.id}>
-                    <Table.Td>{key.name}</Table.Td>
-                    <Table.Td>{key.scope === 'sending' ? 'Sending only' : 'Full access'}</Table.Td>
-                    <Table.Td>{key.senderDomains.length ? key.senderDomains.join(', ') : 'Any verified domain'}</Table.Td>
-                    <Table.Td>
-                      <Code>{key.keyStart}…</Code>
-                    </Table.Td>
-                    <Table.Td>{when(key.lastUsedAt)}</Table.Td>
-                    <Table.Td>
-                      <Button
-                        size="compact-sm"
-                        color="red"
-                        variant="outline"
-                        onClick={() => revoke.mutate(key.id)}
-                        aria-label={`Revoke ${key.name}`}
-                        loading={revoke.isPending && revoke.variables === key.id}
-                      >
-                        Revoke
-                      </Button>
-                    </Table.Td>
-                  </Table.Tr>
-                ))}
-              </Table.Tbody>
-            </Table>
-          </Table.ScrollContainer>
+          <DataTable
+            label="Named API keys"
+            minWidth={600}
+            rows={keys.data}
+            rowKey={(key) => key.id}
+            busy={keys.isFetching}
+            columns={[
+              { key: 'name', header: 'Name', rowHeader: true, cell: (key) => key.name },
+              { key: 'scope', header: 'Scope', cell: (key) => (key.scope === 'sending' ? 'Sending only' : 'Full access') },
+              { key: 'domains', header: 'Sender domains', cell: (key) => (key.senderDomains.length ? key.senderDomains.join(', ') : 'Any verified domain') },
+              { key: 'start', header: 'Key', cell: (key) => <Code>{key.keyStart}…</Code> },
+              { key: 'used', header: 'Last used', cell: (key) => when(key.lastUsedAt) },
+              {
+                key: 'actions',
+                header: <span className="mantine-visually-hidden">Actions</span>,
+                cell: (key) => (
+                  <Button
+                    size="compact-sm"
+                    color="red"
+                    variant="outline"
+                    onClick={() => revoke.mutate(key.id)}
+                    aria-label={`Revoke ${key.name}`}
+                    loading={revoke.isPending && revoke.variables === key.id}
+                  >
+                    Revoke
+                  </Button>
+                ),
+              },
+            ]}
+          />
         )}
       </Stack>
     </Paper>

@@ -14,6 +14,7 @@ import { LoadError } from '../../ui/LoadError.tsx';
 import { Loading } from '../../ui/Loading.tsx';
 import { PageHeader } from '../../ui/PageHeader.tsx';
 import { SegmentMembers } from './SegmentMembers.tsx';
+import { SegmentUsage } from './SegmentUsage.tsx';
 import { type Segment, segmentKeys } from './segments.ts';
 
 type Draft = { name: string; description: string; type: 'DYNAMIC' | 'STATIC'; trackMembership: boolean; condition: Tree };
@@ -172,6 +173,7 @@ function SegmentEditor({ segment }: { segment: Segment | undefined }) {
         </Stack>
       </form>
       {segment && <SegmentMembers segment={segment} />}
+      {segment && <SegmentUsage segmentId={segment.id} />}
       <Modal opened={confirmDelete} onClose={() => setConfirmDelete(false)} title={`Delete ${segment?.name ?? 'segment'}?`}>
         <Stack>
           <Text size="sm">The segment goes; its contacts stay. Campaigns already sent to it keep their recipients.</Text>

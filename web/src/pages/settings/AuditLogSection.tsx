@@ -1,18 +1,19 @@
-import { Button, Code, NativeSelect, Table, Text } from '@mantine/core';
+import { Button, Code, NativeSelect, Text } from '@mantine/core';
 import { keepPreviousData, useInfiniteQuery } from '@tanstack/react-query';
 import { useState } from 'react';
 import { api, call } from '../../api/client.ts';
 import { useProject } from '../../shell/project.ts';
+import { type Column, DataTable } from '../../ui/DataTable.tsx';
 import { EmptyState } from '../../ui/EmptyState.tsx';
 import { LoadError } from '../../ui/LoadError.tsx';
 import { Loading } from '../../ui/Loading.tsx';
-import { TableScroll } from '../../ui/TableScroll.tsx';
 import { Section } from './Section.tsx';
 import { isManager, time } from './settings.ts';
 
 /** The actions the server audits (audit entries' `action`), readable. */
 const ACTIONS: Record<string, string> = {
   'member.added': 'Member added',
+  'member.invited': 'Member invited',
   'member.removed': 'Member removed',
   'member.role_changed': 'Role changed',
   'project.renamed': 'Project renamed',
@@ -31,6 +32,23 @@ const ACTIONS: Record<string, string> = {
 const FILTERS = [{ value: '', label: 'All actions' }, ...Object.entries(ACTIONS).map(([value, label]) => ({ value, label }))];
 
 /** What changed, as key: value pairs (ids and emails the entry names). */
+type Entry = { id: string; createdAt: string; action: string; actor: { email: string | null } | null; details: Record<string, unknown> };
+
+const COLUMNS: Column<Entry>[] = [
+  { key: 'when', header: 'When', cell: (e) => <span style={{ whiteSpace: 'nowrap' }}>{time(e.createdAt)}</span> },
+  { key: 'action', header: 'Action', cell: (e) => ACTIONS[e.action] ?? <Code>{e.action}</Code> },
+  { key: 'by', header: 'By', cell: (e) => <span style={{ wordBreak: 'break-all' }}>{e.actor?.email ?? 'the service'}</span> },
+  {
+    key: 'details',
+    header: 'Details',
+    cell: (e) => (
+      <Text size="xs" style={{ wordBreak: 'break-word' }}>
+        {detailsText(e.details)}
+      </Text>
+    ),
+  },
+];
+
 const detailsText = (details: Record<string, unknown>) =>
   Object.entries(details)
     .map(([key, value]) => `${key}: ${typeof value === 'object' ? JSON.stringify(value) : String(value)}`)
@@ -55,34 +73,7 @@ function AuditLog() {
       {log.isPending && <Loading rows={3} label="Loading the audit log" />}
       {log.isError && <LoadError error={log.error} what="the audit log" retry={() => log.refetch()} />}
       {log.isSuccess && entries.length === 0 && <EmptyState title="Nothing recorded yet">Member, key, billing and project changes appear here.</EmptyState>}
-      {entries.length > 0 && (
-        <TableScroll minWidth={640} label="Audit log">
-          <Table verticalSpacing="xs" aria-label="Audit log">
-            <Table.Thead>
-              <Table.Tr>
-                <Table.Th>When</Table.Th>
-                <Table.Th>Action</Table.Th>
-                <Table.Th>By</Table.Th>
-                <Table.Th>Details</Table.Th>
-              </Table.Tr>
-            </Table.Thead>
-            <Table.Tbody>
-              {entries.map((entry) => (
-                <Table.Tr key={entry.id}>
-                  <Table.Td style={{ whiteSpace: 'nowrap' }}>{time(entry.createdAt)}</Table.Td>
-                  <Table.Td>{ACTIONS[entry.action] ?? <Code>{entry.action}</Code>}</Table.Td>
-                  <Table.Td style={{ wordBreak: 'break-all' }}>{entry.actor?.email ?? 'the service'}</Table.Td>
-                  <Table.Td>
-                    <Text size="xs" style={{ wordBreak: 'break-word' }}>
-                      {detailsText(entry.details)}
-                    </Text>
-                  </Table.Td>
-                </Table.Tr>
-              ))}
-            </Table.Tbody>
-          </Table>
-        </TableScroll>
-      )}
+      {entries.length > 0 && <DataTable label="Audit log" rows={entries} rowKey={(e) => e.id} columns={COLUMNS} busy={log.isFetching} minWidth={640} />}
       {log.hasNextPage && (
         <Button variant="default" onClick={() => log.fetchNextPage()} loading={log.isFetchingNextPage} style={{ alignSelf: 'center' }}>
           Load older entries

@@ -1,4 +1,4 @@
-import { Button, Group, Modal, NativeSelect, Stack, Table, Text, TextInput } from '@mantine/core';
+import { Button, Group, Modal, NativeSelect, Stack, Text, TextInput } from '@mantine/core';
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { type FormEvent, useState } from 'react';
 import { useNavigate } from 'react-router';
@@ -6,10 +6,10 @@ import { api, call } from '../../api/client.ts';
 import { asApiError } from '../../api/errors.ts';
 import { sessionKeys, useMe } from '../../api/session.ts';
 import { useProject } from '../../shell/project.ts';
+import { DataTable } from '../../ui/DataTable.tsx';
 import { ErrorMessage } from '../../ui/ErrorMessage.tsx';
 import { LoadError } from '../../ui/LoadError.tsx';
 import { Loading } from '../../ui/Loading.tsx';
-import { TableScroll } from '../../ui/TableScroll.tsx';
 import { Section } from './Section.tsx';
 import { isManager, ROLES, type Role } from './settings.ts';
 
@@ -21,70 +21,66 @@ const ROLE_HELP =
 /** Which roles the user may grant: only an OWNER grants OWNER. */
 const grantable = (mine: Role) => (mine === 'OWNER' ? ROLES : ROLES.filter((r) => r !== 'OWNER'));
 
-function MemberRow({ member, me }: { member: Member; me: string }) {
+/** Whether the user may change this member's role: an OWNER, or granting OWNER, is for an OWNER. */
+const mayChangeRole = (mine: Role, member: Member) => isManager(mine) && (mine === 'OWNER' || member.role !== 'OWNER');
+
+function MemberRole({ member }: { member: Member }) {
+  const project = useProject();
+  const queryClient = useQueryClient();
+  const change = useMutation({
+    mutationFn: (role: Role) => call(api.PATCH('/projects/{id}/members/{userId}', { params: { path: { id: project.id, userId: member.userId } }, body: { role } })),
+    onSuccess: () => queryClient.invalidateQueries({ queryKey: ['members', project.id] }),
+  });
+  const may = mayChangeRole(project.role, member);
+  return (
+    <NativeSelect
+      aria-label={`Role of ${member.email}`}
+      data={may ? grantable(project.role) : [member.role]}
+      value={member.role}
+      disabled={!may || change.isPending}
+      onChange={(event) => change.mutate(event.currentTarget.value as Role)}
+      error={change.error ? asApiError(change.error)?.message : undefined}
+      miw={120}
+    />
+  );
+}
+
+/** Remove a member, or leave (anyone may leave), after a confirmation. */
+function MemberAccess({ member, me }: { member: Member; me: string }) {
   const project = useProject();
   const navigate = useNavigate();
   const queryClient = useQueryClient();
   const [removing, setRemoving] = useState(false);
   const self = member.userId === me;
-  const path = { params: { path: { id: project.id, userId: member.userId } } };
-  const refresh = () => queryClient.invalidateQueries({ queryKey: ['members', project.id] });
-  const change = useMutation({ mutationFn: (role: Role) => call(api.PATCH('/projects/{id}/members/{userId}', { ...path, body: { role } })), onSuccess: refresh });
   const remove = useMutation({
-    mutationFn: () => call(api.DELETE('/projects/{id}/members/{userId}', path)),
+    mutationFn: () => call(api.DELETE('/projects/{id}/members/{userId}', { params: { path: { id: project.id, userId: member.userId } } })),
     onSuccess: async () => {
       setRemoving(false);
-      if (!self) return refresh();
+      if (!self) return queryClient.invalidateQueries({ queryKey: ['members', project.id] });
       await queryClient.invalidateQueries({ queryKey: sessionKeys.projects });
       navigate('/');
     },
   });
-  // Changing an OWNER, or granting OWNER, is for an OWNER; anyone may leave.
-  const mayChange = isManager(project.role) && (project.role === 'OWNER' || member.role !== 'OWNER');
   return (
-    <Table.Tr>
-      <Table.Td style={{ wordBreak: 'break-all' }}>
-        {member.email}{' '}
-        {self && (
-          <Text span c="dimmed" size="sm">
-            (you)
-          </Text>
-        )}
-      </Table.Td>
-      <Table.Td>
-        <NativeSelect
-          aria-label={`Role of ${member.email}`}
-          data={mayChange ? grantable(project.role) : [member.role]}
-          value={member.role}
-          disabled={!mayChange || change.isPending}
-          onChange={(event) => change.mutate(event.currentTarget.value as Role)}
-          error={change.error ? asApiError(change.error)?.message : undefined}
-          miw={120}
-        />
-      </Table.Td>
-      <Table.Td>{new Date(member.createdAt).toLocaleDateString()}</Table.Td>
-      <Table.Td>
-        <Button size="xs" variant="subtle" color="red" onClick={() => (remove.reset(), setRemoving(true))} disabled={!self && !mayChange}>
-          {self ? 'Leave' : 'Remove'}
-        </Button>
-        <Modal opened={removing} onClose={() => setRemoving(false)} title={self ? `Leave ${project.name}?` : `Remove ${member.email}?`} centered>
-          <Stack>
-            <Text size="sm">
-              {self ? 'You lose access to this project at once. An owner or admin can add you again.' : `${member.email} loses access to this project at once.`}
-            </Text>
-            <ErrorMessage error={remove.error} />
-            <Group justify="flex-end">
-              <Button variant="default" onClick={() => setRemoving(false)}>
-                Cancel
-              </Button>
-              <Button color="red" onClick={() => remove.mutate()} loading={remove.isPending}>
-                {self ? 'Leave project' : 'Remove member'}
-              </Button>
-            </Group>
-          </Stack>
-        </Modal>
-      </Table.Td>
-    </Table.Tr>
+    <>
+      <Button size="xs" variant="subtle" color="red" onClick={() => (remove.reset(), setRemoving(true))} disabled={!self && !mayChangeRole(project.role, member)}>
+        {self ? 'Leave' : 'Remove'}
+      </Button>
+      <Modal opened={removing} onClose={() => setRemoving(false)} title={self ? `Leave ${project.name}?` : `Remove ${member.email}?`} centered>
+        <Stack>
+          <Text size="sm">{self ? 'You lose access to this project at once. An owner or admin can add you again.' : `${member.email} loses access to this project at once.`}</Text>
+          <ErrorMessage error={remove.error} />
+          <Group justify="flex-end">
+            <Button variant="default" onClick={() => setRemoving(false)}>
+              Cancel
+            </Button>
+            <Button color="red" onClick={() => remove.mutate()} loading={remove.isPending}>
+              {self ? 'Leave project' : 'Remove member'}
+            </Button>
+          </Group>
+        </Stack>
+      </Modal>
+    </>
   );
 }
 
@@ -98,10 +94,12 @@ export function MembersSection() {
     queryKey: ['members', project.id],
     queryFn: async () => (await call(api.GET('/projects/{id}/members', { params: { path: { id: project.id } } }))).data,
   });
+  // 201: the account is a member now; 202: the address has no account and was sent an invitation.
   const invite = useMutation({
     mutationFn: (body: { email: string; role: Role }) => call(api.POST('/projects/{id}/members', { params: { path: { id: project.id } }, body })),
     onSuccess: () => queryClient.invalidateQueries({ queryKey: ['members', project.id] }),
   });
+  const invited = invite.data && 'invited' in invite.data ? invite.data : undefined;
   function submit(event: FormEvent<HTMLFormElement>) {
     event.preventDefault();
     const form = event.currentTarget;
@@ -117,7 +115,7 @@ export function MembersSection() {
             name="email"
             type="email"
             label="Email"
-            description="They need an account first."
+            description="No account yet? They are sent an invitation."
             placeholder="colleague@example.com"
             required
             flex={1}
@@ -140,6 +138,11 @@ export function MembersSection() {
         </Group>
       </form>
       <ErrorMessage error={invite.error} shownFields={['email']} />
+      {invited && (
+        <Text size="sm" role="status">
+          {invited.email} has no account yet: an invitation is on its way. They join as {invited.role} once they sign up and confirm the address.
+        </Text>
+      )}
       {!may && (
         <Text size="sm" c="dimmed">
           Your role ({project.role}) can see the members. Only an owner or admin adds, changes or removes them; you can leave the project.
@@ -148,27 +151,32 @@ export function MembersSection() {
       {members.isPending && <Loading rows={2} label="Loading members" />}
       {members.isError && <LoadError error={members.error} what="the members" retry={() => members.refetch()} />}
       {members.data && me.data && (
-        <TableScroll minWidth={520} label="Members">
-          <Table verticalSpacing="xs" aria-label="Members">
-            <Table.Thead>
-              <Table.Tr>
-                <Table.Th>Email</Table.Th>
-                <Table.Th>Role</Table.Th>
-                <Table.Th>Since</Table.Th>
-                <Table.Th>
-                  <Text span size="sm" fw={700}>
-                    Access
-                  </Text>
-                </Table.Th>
-              </Table.Tr>
-            </Table.Thead>
-            <Table.Tbody>
-              {members.data.map((member) => (
-                <MemberRow key={member.userId} member={member} me={me.data.id} />
-              ))}
-            </Table.Tbody>
-          </Table>
-        </TableScroll>
+        <DataTable
+          label="Members"
+          minWidth={520}
+          rows={members.data}
+          rowKey={(m) => m.userId}
+          busy={members.isFetching}
+          columns={[
+            {
+              key: 'email',
+              header: 'Email',
+              cell: (m) => (
+                <span style={{ wordBreak: 'break-all' }}>
+                  {m.email}{' '}
+                  {m.userId === me.data.id && (
+                    <Text span c="dimmed" size="sm">
+                      (you)
+                    </Text>
+                  )}
+                </span>
+              ),
+            },
+            { key: 'role', header: 'Role', cell: (m) => <MemberRole member={m} /> },
+            { key: 'since', header: 'Since', cell: (m) => new Date(m.createdAt).toLocaleDateString() },
+            { key: 'access', header: 'Access', cell: (m) => <MemberAccess member={m} me={me.data.id} /> },
+          ]}
+        />
       )}
     </Section>
   );

@@ -1,11 +1,12 @@
-import { Alert, Group, List, Table, Text } from '@mantine/core';
+import { Alert, Group, List, Text } from '@mantine/core';
 import { useQuery } from '@tanstack/react-query';
+import type { ReactNode } from 'react';
 import { api, call } from '../../api/client.ts';
 import { useProject } from '../../shell/project.ts';
+import { type Column, DataTable } from '../../ui/DataTable.tsx';
 import { LoadError } from '../../ui/LoadError.tsx';
 import { Loading } from '../../ui/Loading.tsx';
 import { StatusBadge, type Tone } from '../../ui/StatusBadge.tsx';
-import { TableScroll } from '../../ui/TableScroll.tsx';
 import { Section } from './Section.tsx';
 import { percent, time } from './settings.ts';
 
@@ -25,6 +26,15 @@ function Rate({ rate, level }: { rate: number; level: Level }) {
     </Group>
   );
 }
+
+type Measure = { measure: string; last7: ReactNode; allTime: ReactNode; warning: string; critical: string };
+const MEASURE_COLUMNS: Column<Measure>[] = [
+  { key: 'measure', header: 'Measure', rowHeader: true, cell: (m) => m.measure },
+  { key: 'last7', header: 'Last 7 days', cell: (m) => m.last7 },
+  { key: 'allTime', header: 'All time', cell: (m) => m.allTime },
+  { key: 'warning', header: 'Warning at', cell: (m) => m.warning },
+  { key: 'critical', header: 'Critical at', cell: (m) => m.critical },
+];
 
 /** Bounce and complaint rates against the thresholds that suspend sending. */
 export function SecuritySection() {
@@ -60,49 +70,35 @@ export function SecuritySection() {
               {s.disabledReason ?? 'This project is disabled.'} Only an owner can enable it again, after fixing the cause.
             </Alert>
           )}
-          <TableScroll minWidth={560} label="Rates and thresholds">
-            <Table verticalSpacing="xs" aria-label="Rates and thresholds">
-              <Table.Thead>
-                <Table.Tr>
-                  <Table.Th>Measure</Table.Th>
-                  <Table.Th>Last 7 days</Table.Th>
-                  <Table.Th>All time</Table.Th>
-                  <Table.Th>Warning at</Table.Th>
-                  <Table.Th>Critical at</Table.Th>
-                </Table.Tr>
-              </Table.Thead>
-              <Table.Tbody>
-                <Table.Tr>
-                  <Table.Th scope="row">Emails sent</Table.Th>
-                  <Table.Td>{s.last7Days.sends.toLocaleString()}</Table.Td>
-                  <Table.Td>{s.allTime.sends.toLocaleString()}</Table.Td>
-                  <Table.Td colSpan={2}>judged from {s.thresholds.minimumSends} sends</Table.Td>
-                </Table.Tr>
-                <Table.Tr>
-                  <Table.Th scope="row">Bounce rate</Table.Th>
-                  <Table.Td>
-                    <Rate rate={s.last7Days.bounceRate} level={s.last7Days.bounceLevel} />
-                  </Table.Td>
-                  <Table.Td>
-                    <Rate rate={s.allTime.bounceRate} level={s.allTime.bounceLevel} />
-                  </Table.Td>
-                  <Table.Td>{percent(s.thresholds.bounceRate.warning)}</Table.Td>
-                  <Table.Td>{percent(s.thresholds.bounceRate.critical)}</Table.Td>
-                </Table.Tr>
-                <Table.Tr>
-                  <Table.Th scope="row">Complaint rate</Table.Th>
-                  <Table.Td>
-                    <Rate rate={s.last7Days.complaintRate} level={s.last7Days.complaintLevel} />
-                  </Table.Td>
-                  <Table.Td>
-                    <Rate rate={s.allTime.complaintRate} level={s.allTime.complaintLevel} />
-                  </Table.Td>
-                  <Table.Td>{percent(s.thresholds.complaintRate.warning)}</Table.Td>
-                  <Table.Td>{percent(s.thresholds.complaintRate.critical)}</Table.Td>
-                </Table.Tr>
-              </Table.Tbody>
-            </Table>
-          </TableScroll>
+          <DataTable
+            label="Rates and thresholds"
+            minWidth={560}
+            columns={MEASURE_COLUMNS}
+            rowKey={(row) => row.measure}
+            rows={[
+              {
+                measure: 'Emails sent',
+                last7: s.last7Days.sends.toLocaleString(),
+                allTime: s.allTime.sends.toLocaleString(),
+                warning: `judged from ${s.thresholds.minimumSends} sends`,
+                critical: '',
+              },
+              {
+                measure: 'Bounce rate',
+                last7: <Rate rate={s.last7Days.bounceRate} level={s.last7Days.bounceLevel} />,
+                allTime: <Rate rate={s.allTime.bounceRate} level={s.allTime.bounceLevel} />,
+                warning: percent(s.thresholds.bounceRate.warning),
+                critical: percent(s.thresholds.bounceRate.critical),
+              },
+              {
+                measure: 'Complaint rate',
+                last7: <Rate rate={s.last7Days.complaintRate} level={s.last7Days.complaintLevel} />,
+                allTime: <Rate rate={s.allTime.complaintRate} level={s.allTime.complaintLevel} />,
+                warning: percent(s.thresholds.complaintRate.warning),
+                critical: percent(s.thresholds.complaintRate.critical),
+              },
+            ]}
+          />
           {s.suspensions.length > 0 && (
             <List size="sm" aria-label="Past suspensions">
               {s.suspensions.map((suspension) => (

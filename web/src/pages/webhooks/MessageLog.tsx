@@ -1,14 +1,14 @@
-import { Accordion, Button, Code, Group, Paper, SegmentedControl, Stack, Table, Text, Title } from '@mantine/core';
+import { Accordion, Button, Code, Group, Paper, SegmentedControl, Stack, Text, Title } from '@mantine/core';
 import { useInfiniteQuery, useMutation, useQueryClient } from '@tanstack/react-query';
 import { useState } from 'react';
 import { api, call } from '../../api/client.ts';
 import { useProject } from '../../shell/project.ts';
+import { type Column, DataTable } from '../../ui/DataTable.tsx';
 import { EmptyState } from '../../ui/EmptyState.tsx';
 import { ErrorMessage } from '../../ui/ErrorMessage.tsx';
 import { LoadError } from '../../ui/LoadError.tsx';
 import { Loading } from '../../ui/Loading.tsx';
 import { StatusBadge, type Tone } from '../../ui/StatusBadge.tsx';
-import { TableScroll } from '../../ui/TableScroll.tsx';
 import { fetchMessages, type Message, type MessageStatus, time, webhookKeys } from './webhooks.ts';
 
 const STATUS: Record<MessageStatus, { label: string; tone: Tone }> = {
@@ -23,44 +23,34 @@ const FILTERS = [
   { value: 'failed', label: 'Failed' },
 ];
 
+type Attempt = Message['attempts'][number];
+const ATTEMPT_COLUMNS: Column<Attempt>[] = [
+  { key: 'at', header: 'At', cell: (a) => <span style={{ whiteSpace: 'nowrap' }}>{time(a.at)}</span> },
+  {
+    key: 'answer',
+    header: 'Answer',
+    cell: (a) => <StatusBadge tone={a.statusCode && a.statusCode < 300 ? 'good' : 'bad'}>{a.statusCode ? String(a.statusCode) : 'No answer'}</StatusBadge>,
+  },
+  { key: 'duration', header: 'Duration', cell: (a) => <span style={{ whiteSpace: 'nowrap' }}>{a.durationMs} ms</span> },
+  {
+    key: 'response',
+    header: 'Response',
+    cell: (a) =>
+      a.response ? (
+        <Code block style={{ whiteSpace: 'pre-wrap', wordBreak: 'break-word', maxHeight: 160, overflow: 'auto' }}>
+          {a.response}
+        </Code>
+      ) : (
+        <Text size="sm" c="dimmed">
+          empty
+        </Text>
+      ),
+  },
+];
+
 function Attempts({ message }: { message: Message }) {
   if (message.attempts.length === 0) return <Text size="sm">No attempt yet. {message.nextAttemptAt && `The first leaves at ${time(message.nextAttemptAt)}.`}</Text>;
-  return (
-    <TableScroll minWidth={520} label={`Attempts of message ${message.id}`}>
-      <Table verticalSpacing="xs" aria-label={`Attempts of message ${message.id}`}>
-        <Table.Thead>
-          <Table.Tr>
-            <Table.Th>At</Table.Th>
-            <Table.Th>Answer</Table.Th>
-            <Table.Th>Duration</Table.Th>
-            <Table.Th>Response</Table.Th>
-          </Table.Tr>
-        </Table.Thead>
-        <Table.Tbody>
-          {message.attempts.map((attempt) => (
-            <Table.Tr key={attempt.at}>
-              <Table.Td style={{ whiteSpace: 'nowrap' }}>{time(attempt.at)}</Table.Td>
-              <Table.Td>
-                <StatusBadge tone={attempt.statusCode && attempt.statusCode < 300 ? 'good' : 'bad'}>{attempt.statusCode ? String(attempt.statusCode) : 'No answer'}</StatusBadge>
-              </Table.Td>
-              <Table.Td style={{ whiteSpace: 'nowrap' }}>{attempt.durationMs} ms</Table.Td>
-              <Table.Td>
-                {attempt.response ? (
-                  <Code block style={{ whiteSpace: 'pre-wrap', wordBreak: 'break-word', maxHeight: 160, overflow: 'auto' }}>
-                    {attempt.response}
-                  </Code>
-                ) : (
-                  <Text size="sm" c="dimmed">
-                    empty
-                  </Text>
-                )}
-              </Table.Td>
-            </Table.Tr>
-          ))}
-        </Table.Tbody>
-      </Table>
-    </TableScroll>
-  );
+  return <DataTable label={`Attempts of message ${message.id}`} minWidth={520} rows={message.attempts} rowKey={(a) => a.at} columns={ATTEMPT_COLUMNS} />;
 }
 
 function MessageItem({ endpointId, message, mayReplay }: { endpointId: string; message: Message; mayReplay: boolean }) {

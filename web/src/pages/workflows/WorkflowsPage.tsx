@@ -1,4 +1,4 @@
-import { Alert, Anchor, Button, Group, Modal, Stack, Switch, Table, Text, TextInput } from '@mantine/core';
+import { Alert, Anchor, Button, Group, Modal, Stack, Switch, Text, TextInput } from '@mantine/core';
 import { useDisclosure } from '@mantine/hooks';
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { useState } from 'react';
@@ -6,12 +6,12 @@ import { Link, useNavigate } from 'react-router';
 import { api, call } from '../../api/client.ts';
 import { asApiError } from '../../api/errors.ts';
 import { projectPath, useProject } from '../../shell/project.ts';
+import { DataTable } from '../../ui/DataTable.tsx';
 import { EmptyState } from '../../ui/EmptyState.tsx';
 import { ErrorMessage } from '../../ui/ErrorMessage.tsx';
 import { LoadError } from '../../ui/LoadError.tsx';
 import { Loading } from '../../ui/Loading.tsx';
 import { PageHeader } from '../../ui/PageHeader.tsx';
-import { TableScroll } from '../../ui/TableScroll.tsx';
 import { time, type Workflow, workflowKeys } from './workflows.ts';
 
 /** A copy of a workflow: the same trigger and graph, disabled (step ids are new, so edges are mapped). */
@@ -92,71 +92,72 @@ export function Component() {
       {list.data?.length === 0 && <EmptyState title="No workflow yet">Create one, then draw its steps on the canvas.</EmptyState>}
       {copy.isError && <ErrorMessage error={copy.error} />}
       {!!list.data?.length && (
-        <TableScroll minWidth={980} label="Workflows">
-          <Table aria-label="Workflows" verticalSpacing="sm">
-            <Table.Thead>
-              <Table.Tr>
-                <Table.Th>Name</Table.Th>
-                <Table.Th>Trigger</Table.Th>
-                <Table.Th>Enabled</Table.Th>
-                <Table.Th>Running / waiting</Table.Th>
-                <Table.Th>Completed / exited / failed (7 days)</Table.Th>
-                <Table.Th>Last edited</Table.Th>
-                <Table.Th>Actions</Table.Th>
-              </Table.Tr>
-            </Table.Thead>
-            <Table.Tbody>
-              {list.data.map((w) => {
-                const c = counts.get(w.id);
-                return (
-                  <Table.Tr key={w.id}>
-                    <Table.Td>
-                      <Anchor component={Link} to={projectPath(project.id, 'workflows', w.id)} fw={600}>
-                        {w.name}
-                      </Anchor>
-                    </Table.Td>
-                    <Table.Td ff="monospace">{w.triggerType === 'EVENT' ? w.triggerConfig.eventName : 'Manual (API)'}</Table.Td>
-                    <Table.Td>
-                      <Switch checked={w.enabled} onChange={() => toggle.mutate(w)} aria-label={`${w.enabled ? 'Disable' : 'Enable'} ${w.name}`} label={w.enabled ? 'On' : 'Off'} />
-                    </Table.Td>
-                    <Table.Td>
-                      {c?.running ?? 0} / {c?.waiting ?? 0}
-                    </Table.Td>
-                    <Table.Td>
-                      {c?.completed ?? 0} / {c?.exited ?? 0} / {c?.failed ?? 0}
-                    </Table.Td>
-                    <Table.Td>{time(w.updatedAt)}</Table.Td>
-                    <Table.Td>
-                      <Group gap="xs" wrap="nowrap">
-                        <Button
-                          size="xs"
-                          variant="default"
-                          onClick={() => copy.mutate(w)}
-                          loading={copy.isPending && copy.variables?.id === w.id}
-                          aria-label={`Duplicate ${w.name}`}
-                        >
-                          Duplicate
-                        </Button>
-                        <Button
-                          size="xs"
-                          variant="default"
-                          color="red"
-                          onClick={() => {
-                            remove.reset();
-                            setDeleting(w);
-                          }}
-                          aria-label={`Delete ${w.name}`}
-                        >
-                          Delete
-                        </Button>
-                      </Group>
-                    </Table.Td>
-                  </Table.Tr>
-                );
-              })}
-            </Table.Tbody>
-          </Table>
-        </TableScroll>
+        <DataTable
+          label="Workflows"
+          minWidth={980}
+          rows={list.data}
+          rowKey={(w) => w.id}
+          busy={list.isFetching}
+          striped={false}
+          columns={[
+            {
+              key: 'name',
+              header: 'Name',
+              rowHeader: true,
+              cell: (w) => (
+                <Anchor component={Link} to={projectPath(project.id, 'workflows', w.id)} fw={600}>
+                  {w.name}
+                </Anchor>
+              ),
+            },
+            {
+              key: 'trigger',
+              header: 'Trigger',
+              cell: (w) => (
+                <Text span ff="monospace" size="sm">
+                  {w.triggerType === 'EVENT' ? w.triggerConfig.eventName : 'Manual (API)'}
+                </Text>
+              ),
+            },
+            {
+              key: 'enabled',
+              header: 'Enabled',
+              cell: (w) => (
+                <Switch checked={w.enabled} onChange={() => toggle.mutate(w)} aria-label={`${w.enabled ? 'Disable' : 'Enable'} ${w.name}`} label={w.enabled ? 'On' : 'Off'} />
+              ),
+            },
+            { key: 'active', header: 'Running / waiting', cell: (w) => `${counts.get(w.id)?.running ?? 0} / ${counts.get(w.id)?.waiting ?? 0}` },
+            {
+              key: 'ended',
+              header: 'Completed / exited / failed (7 days)',
+              cell: (w) => `${counts.get(w.id)?.completed ?? 0} / ${counts.get(w.id)?.exited ?? 0} / ${counts.get(w.id)?.failed ?? 0}`,
+            },
+            { key: 'edited', header: 'Last edited', cell: (w) => time(w.updatedAt) },
+            {
+              key: 'actions',
+              header: 'Actions',
+              cell: (w) => (
+                <Group gap="xs" wrap="nowrap">
+                  <Button size="xs" variant="default" onClick={() => copy.mutate(w)} loading={copy.isPending && copy.variables?.id === w.id} aria-label={`Duplicate ${w.name}`}>
+                    Duplicate
+                  </Button>
+                  <Button
+                    size="xs"
+                    variant="default"
+                    color="red"
+                    onClick={() => {
+                      remove.reset();
+                      setDeleting(w);
+                    }}
+                    aria-label={`Delete ${w.name}`}
+                  >
+                    Delete
+                  </Button>
+                </Group>
+              ),
+            },
+          ]}
+        />
       )}
       <Modal opened={creating} onClose={create.close} title="New workflow" centered>
         <form

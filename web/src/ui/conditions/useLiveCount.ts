@@ -1,5 +1,6 @@
 import { useDebouncedValue } from '@mantine/hooks';
 import { keepPreviousData, useQuery } from '@tanstack/react-query';
+import { useEffect, useState } from 'react';
 import { api, call } from '../../api/client.ts';
 import { asApiError } from '../../api/errors.ts';
 import { plainFieldMessage } from '../fieldErrors.ts';
@@ -32,7 +33,14 @@ export function useLiveCount(projectId: string, tree: Tree | undefined, delayMs 
     else general = plainFieldMessage(fieldError);
   }
   if (error && error.fieldErrors.length === 0) general = error.message;
+  // The last tree the server counted without refusing it, as JSON text (it stays while the next one is counted).
+  const [accepted, setAccepted] = useState<string>();
+  const counted = query.isSuccess && !query.isPlaceholderData ? debounced : undefined;
+  useEffect(() => {
+    if (counted !== undefined) setAccepted(counted);
+  }, [counted]);
   return {
+    accepted: key === undefined ? undefined : accepted,
     count: query.isError ? undefined : query.data?.total,
     counting: query.isFetching || key !== debounced,
     errors,
