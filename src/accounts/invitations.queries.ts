@@ -7,7 +7,7 @@ export type Invitation = { email: string; role: Role; createdAt: string };
 export async function upsertInvitation(db: Queryable, projectId: string, email: string, role: Role, invitedBy: string): Promise<Invitation> {
   const [row] = await db.query<{ email: string; role: Role; created_at: Date | string }>(
     `INSERT INTO project_invitations (project_id, email, role, invited_by) VALUES ($1, $2, $3, $4)
-     ON CONFLICT (project_id, email) DO UPDATE SET role = EXCLUDED.role, invited_by = EXCLUDED.invited_by, created_at = now()
+     ON CONFLICT (project_id, email) DO UPDATE SET role = EXCLUDED.role, invited_by = EXCLUDED.invited_by, created_at = EXCLUDED.created_at
      RETURNING email, role, created_at`,
     [projectId, email, role, invitedBy],
   );
