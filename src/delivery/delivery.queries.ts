@@ -9,12 +9,14 @@ import { dueProjects as dueProjectsOf } from '../jobs/project-rotation.queries.t
  * `claimedBy`: QUEUED ones whose time has come, and
  * SENDING ones whose lease expired or whose worker died (src/jobs/instances.ts). Each becomes
  * SENDING with a lease of `leaseSeconds` and attempts + 1; `attempts` is the claim's fencing token,
- * checked by every later write. A record still marked handed off was in an SMTP transaction whose
+ * checked by every later write; `transactionalOnly` leaves marketing records alone. A record still marked handed off was in an SMTP transaction whose
  * answer never came: it is sent again with the same Message-ID (docs/decisions/sending.md), and `resends` counts it.
  */
-export async function claimDue(db: Queryable, limit: number, leaseSeconds: number, claimedBy: number, projectId?: string): Promise<EmailRow[]> {
+export async function claimDue(db: Queryable, limit: number, leaseSeconds: number, claimedBy: number, projectId?: string, transactionalOnly = false): Promise<EmailRow[]> {
   // Both tables name the project, so Citus routes the whole statement to the project's node.
-  const [inDue, inEmails] = projectId ? ['AND project_id = $4', 'AND e.project_id = $4'] : ['', ''];
+  let [inDue, inEmails] = projectId ? ['AND project_id = $4', 'AND e.project_id = $4'] : ['', ''];
+  // The transactional lane (docs/streams.md), on emails_due_transactional_idx.
+  if (transactionalOnly) inDue += " AND stream = 'transactional'";
   return db.query<EmailRow>(
     `WITH due AS (
        SELECT project_id, id FROM emails
@@ -33,6 +35,10 @@ export async function claimDue(db: Queryable, limit: number, leaseSeconds: numbe
 
 /** The projects with due records, the project of the oldest first (src/jobs/project-rotation.queries.ts). */
 export const dueProjects = (db: Queryable, scan: number) => dueProjectsOf(db, { table: 'emails', due: 'next_attempt_at', where: "status IN ('QUEUED', 'SENDING')" }, scan);
+
+/** dueProjects of transactional records only, for the transactional lane (docs/streams.md). */
+export const dueTransactionalProjects = (db: Queryable, scan: number) =>
+  dueProjectsOf(db, { table: 'emails', due: 'next_attempt_at', where: "status IN ('QUEUED', 'SENDING') AND stream = 'transactional'" }, scan);
 
 /** The claims of dead worker instances fall due now, for the live workers to take over. */
 export async function releaseClaimsOf(db: Queryable, instances: number[]): Promise<number> {

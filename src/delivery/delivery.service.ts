@@ -15,6 +15,7 @@ import {
   type ClaimRef,
   claimDue,
   dueProjects,
+  dueTransactionalProjects,
   type HandingRef,
   loadAttachments,
   renewLeases,
@@ -24,8 +25,9 @@ import {
 } from './delivery.queries.ts';
 import { HandOffs, MAX_HANDED } from './hand-off.ts';
 import { buildMessage } from './mime.ts';
-import { type MessageUrls, type TrackingSettings, trackContent } from './seams.ts';
+import { receiverHeaders, withReceiverHeaders } from './receiver-headers.ts';
 import type { Throttle } from './throttle.ts';
+import { type MessageUrls, type TrackingSettings, trackContent } from './seams.ts';
 import type { Outcome, Transport } from './transport.ts';
 
 /**
@@ -87,11 +89,40 @@ export async function deliverDue(deps: Deps, transport: Transport, throttle: Thr
     }
     return false;
   };
-  const lanes = await Promise.allSettled(Array.from({ length: LANES }, lane));
+  let lanesRunning = LANES;
+  const done = <T>(work: Promise<T>) => work.finally(() => lanesRunning--);
+  const lanes = await Promise.allSettled([...Array.from({ length: LANES }, () => done(lane())), transactionalLane(context, () => lanesRunning > 0)]);
   const failed = lanes.find((result) => result.status === 'rejected');
   // A lane that failed leaves its records to their leases; the error fails the run for the log.
   if (failed) throw failed.reason;
   return lanes.some((result) => result.status === 'fulfilled' && result.value);
+}
+
+/** How often the transactional lane looks for new transactional records while a run drains others. */
+const TRANSACTIONAL_POLL_MS = 250;
+/** Records of one transactional claim: small, so each is handed over at once on the reserved permits. */
+const TRANSACTIONAL_CHUNK = 20;
+
+/**
+ * The lane that keeps transactional mail from waiting behind marketing mail (docs/streams.md): while
+ * the other lanes drain a run (a campaign, perhaps of a million records, claimed oldest first), it
+ * claims only transactional records, as they fall due, and hands them over on the permits and
+ * connections reserved for them (hand-off.ts, transport.ts). It ends with the other lanes; a
+ * transactional record made after that wakes a run of its own (wakeDelivery).
+ */
+async function transactionalLane(context: RunContext, othersRunning: () => boolean): Promise<boolean> {
+  const { deps, handOffs } = context;
+  const citus = deps.config.databaseDistribution === 'citus';
+  while (!handOffs.stopping && othersRunning()) {
+    const claimed = citus
+      ? await new ProjectRotation(() => dueTransactionalProjects(deps.db, TRANSACTIONAL_CHUNK)).claim((projectId) =>
+          claimDue(deps.db, TRANSACTIONAL_CHUNK, LEASE_SECONDS, deps.instance.id, projectId, true),
+        )
+      : await claimDue(deps.db, TRANSACTIONAL_CHUNK, LEASE_SECONDS, deps.instance.id, undefined, true);
+    if (claimed.length) await deliverChunk(context, claimed);
+    else await new Promise((resolve) => setTimeout(resolve, TRANSACTIONAL_POLL_MS));
+  }
+  return false;
 }
 
 async function deliverChunk(context: RunContext, chunk: EmailRow[]): Promise<void> {
@@ -157,20 +188,20 @@ async function deliverChunk(context: RunContext, chunk: EmailRow[]): Promise<voi
 async function handOver(context: RunContext, message: { row: EmailRow } & BuiltMessage, settle: (settlement: Outcomed) => Promise<void>): Promise<void> {
   const { row, raw, urls, envelopeFrom } = message;
   const { handOffs } = context;
-  await handOffs.permits.acquire();
+  const permit = await handOffs.permits.acquire(row.stream);
   let answered: Promise<void>;
   try {
     if (handOffs.stopping) answered = settle({ ...refOf(row), status: 'QUEUED', error: row.last_error, retryAt: new Date().toISOString(), refund: true });
     else {
       const held = await handOffs.mark({ ...refOf(row), subject: row.campaign_id ? row.subject : null, linkUrls: urls?.urls ?? null });
       if (!held) return; // taken over by another worker: not ours to send
-      const outcome = await context.transport.deliver({ id: row.id, from: envelopeFrom, to: row.to_address, raw });
+      const outcome = await context.transport.deliver({ id: row.id, from: envelopeFrom, to: row.to_address, raw, stream: row.stream });
       context.deps.metrics.emailHandedOff(row);
       answered = settle(settlementFor(row, outcome));
     }
   } finally {
     // Given up as the answer joins the next statement: the next hand-off's mark commits with it.
-    handOffs.permits.release();
+    handOffs.permits.release(permit);
   }
   await answered;
 }
@@ -193,6 +224,10 @@ function settlementFor(row: EmailRow, outcome: Outcome): Outcomed {
   return { ...ref, status: 'QUEUED', error, retryAt, softBounce: soft && !isSoftBounceError(row.last_error) };
 }
 
+/** The fields receivers read (receiver-headers.ts) for a record. */
+const receiverHeadersOf = (row: EmailRow) =>
+  receiverHeaders({ stream: row.stream, projectId: row.project_id, campaignId: row.campaign_id, automatic: row.source_type === 'WORKFLOW', from: row.from_address });
+
 /** `envelopeFrom`: MAIL FROM, the record's VERP return path when the domain has one (docs/smtp.md). */
 type BuiltMessage = { raw: Buffer; urls: MessageUrls | null; envelopeFrom: string };
 
@@ -212,7 +247,7 @@ async function build(
   if (row.submission_id) {
     const raw = submitted.get(row.submission_id);
     if (!raw) throw new Error('the submitted message is gone');
-    return { raw: await signSubmitted(raw, row, key), urls: null, envelopeFrom: returnPathFor(deps.config, row, key) };
+    return { raw: await signSubmitted(raw, row, key, receiverHeadersOf(row)), urls: null, envelopeFrom: returnPathFor(deps.config, row, key) };
   }
   if (row.subject === null || row.html === null || row.text_body === null || row.message_id === null) throw new Error('the record has no rendered content');
   const linkContext = { config: deps.config, projectId: row.project_id, emailId: row.id, contactId: row.contact_id, contentType: row.content_type, tracking };
@@ -226,7 +261,7 @@ async function build(
       subject: row.subject,
       html: outgoing.html,
       text: row.text_body,
-      headers: outgoing.headers,
+      headers: withReceiverHeaders(outgoing.headers, receiverHeadersOf(row)),
       attachments: attachments
         .filter((a) => a.email_id === row.id)
         .map((a) => ({ filename: a.filename, contentType: a.content_type, contentId: a.content_id, disposition: a.disposition, content: Buffer.from(a.content) })),
