@@ -1,4 +1,6 @@
 import { randomUUID } from 'node:crypto';
+import type { Pacing } from '../deliverability/pacing.ts';
+import { isProviderDeferral, type ProviderTally } from '../deliverability/provider-throttle.ts';
 import type { Deps } from '../deps.ts';
 import { signingKeyFor } from '../domains/domains.service.ts';
 import type { EmailRow } from '../emails/emails.queries.ts';
@@ -26,7 +28,6 @@ import {
 import { HandOffs, MAX_HANDED } from './hand-off.ts';
 import { buildMessage } from './mime.ts';
 import { receiverHeaders, withReceiverHeaders } from './receiver-headers.ts';
-import type { Throttle } from './throttle.ts';
 import { type MessageUrls, type TrackingSettings, trackContent } from './seams.ts';
 import type { Outcome, Transport } from './transport.ts';
 
@@ -62,7 +63,7 @@ export function retryDelayMs(attempts: number): number {
   return Math.round(base * (0.75 + Math.random() * 0.5));
 }
 
-type RunContext = { deps: Deps; transport: Transport; throttle: Throttle; handOffs: HandOffs; keys: Map<string, ReturnType<typeof signingKeyFor>> };
+type RunContext = { deps: Deps; transport: Transport; pacing: Pacing; handOffs: HandOffs; keys: Map<string, ReturnType<typeof signingKeyFor>> };
 
 /** The per-process hand-off state; its answers are settled by `finish`. */
 export const handOffsFor = (deps: Deps) => new HandOffs((marks, settlements) => writeHandOffsOf(deps, marks, settlements));
@@ -73,8 +74,8 @@ export const handOffsFor = (deps: Deps) => new HandOffs((marks, settlements) => 
  * holds the oldest due records of every project; on Citus, of one project, the projects taken in
  * turn, oldest first (src/jobs/project-rotation.ts).
  */
-export async function deliverDue(deps: Deps, transport: Transport, throttle: Throttle, handOffs: HandOffs, budgetMs: number): Promise<boolean> {
-  const context: RunContext = { deps, transport, throttle, handOffs, keys: new Map() };
+export async function deliverDue(deps: Deps, transport: Transport, pacing: Pacing, handOffs: HandOffs, budgetMs: number): Promise<boolean> {
+  const context: RunContext = { deps, transport, pacing, handOffs, keys: new Map() };
   const deadline = Date.now() + budgetMs;
   const rotation = deps.config.databaseDistribution === 'citus' ? new ProjectRotation(() => dueProjects(deps.db, CHUNK * LANES * 2)) : undefined;
   const claim = () =>
@@ -143,19 +144,10 @@ async function deliverChunk(context: RunContext, chunk: EmailRow[]): Promise<voi
   );
   try {
     const writes: Promise<void>[] = [];
-    const deferredPerProject = new Map<string, number>();
-    const going: EmailRow[] = [];
-    for (const row of chunk) {
-      const wait = context.throttle.take(row.project_id);
-      if (wait === 0) going.push(row);
-      else {
-        // Over the project's rate: back to the queue, spaced out, without counting as an attempt.
-        const k = deferredPerProject.get(row.project_id) ?? 0;
-        deferredPerProject.set(row.project_id, k + 1);
-        const retryAt = new Date(Date.now() + wait + (k * 1000) / Math.max(1, deps.config.sendRatePerSecond)).toISOString();
-        writes.push(settle({ ...refOf(row), status: 'QUEUED', error: null, retryAt, refund: true }));
-      }
-    }
+    // SEND_RATE_PER_SECOND and the providers' rates, shared by every worker (src/deliverability/).
+    const { going, later, tally } = await context.pacing.pace(chunk);
+    // Over a rate: back to the queue, spaced out, without counting as an attempt.
+    for (const { row, ms } of later) writes.push(settle({ ...refOf(row), status: 'QUEUED', error: null, retryAt: new Date(Date.now() + ms).toISOString(), refund: true }));
     const attachments = going.length ? await loadAttachments(deps.db, going.map(refOf)) : [];
     // Read per chunk, so a changed setting applies to every message built after it (docs/decisions/sending.md).
     const tracking = await findTrackingSettings(deps.db, [...new Set(going.map((row) => row.project_id))]);
@@ -171,9 +163,10 @@ async function deliverChunk(context: RunContext, chunk: EmailRow[]): Promise<voi
     );
     for (const b of built) {
       if ('error' in b) writes.push(settle({ ...refOf(b.row), status: 'FAILED', error: `The message could not be built: ${b.error.message}` }));
-      else writes.push(handOver(context, b, settle));
+      else writes.push(handOver(context, b, settle, tally));
     }
     await Promise.all(writes);
+    await tally?.flush();
   } finally {
     clearInterval(heartbeat);
   }
@@ -185,7 +178,12 @@ async function deliverChunk(context: RunContext, chunk: EmailRow[]): Promise<voi
  * leaves marked to MAX_HANDED (hand-off.ts). When the process is stopping, a message that has not
  * started goes back to the queue instead, for another worker at once.
  */
-async function handOver(context: RunContext, message: { row: EmailRow } & BuiltMessage, settle: (settlement: Outcomed) => Promise<void>): Promise<void> {
+async function handOver(
+  context: RunContext,
+  message: { row: EmailRow } & BuiltMessage,
+  settle: (settlement: Outcomed) => Promise<void>,
+  tally: ProviderTally | null,
+): Promise<void> {
   const { row, raw, urls, envelopeFrom } = message;
   const { handOffs } = context;
   const permit = await handOffs.permits.acquire(row.stream);
@@ -197,6 +195,7 @@ async function handOver(context: RunContext, message: { row: EmailRow } & BuiltM
       if (!held) return; // taken over by another worker: not ours to send
       const outcome = await context.transport.deliver({ id: row.id, from: envelopeFrom, to: row.to_address, raw, stream: row.stream });
       context.deps.metrics.emailHandedOff(row);
+      tally?.note(row.id, outcome.kind === 'delivered' ? 'delivered' : outcome.kind === 'retry' && isProviderDeferral(outcome.error) ? 'deferred' : 'other');
       answered = settle(settlementFor(row, outcome));
     }
   } finally {
