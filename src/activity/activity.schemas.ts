@@ -18,7 +18,7 @@ export const activityItem = z.object({
   timestamp: z.string(),
   contact: z.object({ id: z.uuid(), email: z.string() }),
   data: z.record(z.string(), z.unknown()),
-  stream: z.enum(STREAMS).nullable().describe('The stream of the email an email.* event is about (docs/streams.md); null for other events'),
+  stream: z.enum(STREAMS).optional().describe('The stream of the email an email.* event is about (docs/streams.md); absent on other events'),
 });
 
 export const activityPage = z.object({ data: z.array(activityItem), cursor: z.string().nullable(), hasMore: z.boolean(), total: z.number().int() });

@@ -99,6 +99,13 @@ describe('headers receivers use: Feedback-ID, Precedence, Auto-Submitted, base64
     assert.deepEqual(long, [], 'every base64 line is at most 76 characters (RFC 2045 §6.8)');
     assert.equal(message.parsed.text?.trim(), ONE_LINE);
     assert.equal(message.parsed.attachments[0]?.content.toString(), `${CHINESE}\n${CHINESE}`);
+    // The activity feed names the stream of each email.* event, and of no other.
+    const contactId = res.body.data.emails[0].contact.id;
+    const feed = await eventually('the email.* events', async () => {
+      const page = await project.api.get(`/activity?contactId=${contactId}`);
+      return page.body.data.some((item: { type: string }) => item.type === 'email.delivered') && page.body.data;
+    });
+    for (const item of feed) assert.equal(item.stream, item.type.startsWith('email.') ? 'transactional' : undefined, item.type);
   });
 
   test('a header the sender set is kept as given', async () => {

@@ -44,10 +44,10 @@ export interface paths {
                                 /** Format: uuid */
                                 id: string;
                                 /**
-                                 * @description The stream of the email an email.* event is about (docs/streams.md); null for other events
-                                 * @enum {string|null}
+                                 * @description The stream of the email an email.* event is about (docs/streams.md); absent on other events
+                                 * @enum {string}
                                  */
-                                stream: "transactional" | "marketing" | null;
+                                stream?: "transactional" | "marketing";
                                 timestamp: string;
                                 type: string;
                             }[];
