@@ -104,6 +104,11 @@ const environmentSchema = z.object({
   DOMAIN_CHECK_INTERVAL_SECONDS: positiveInt.default(300),
   SEGMENT_REFRESH_INTERVAL_SECONDS: positiveInt.default(300),
   SEND_RATE_PER_SECOND: nonNegativeInt.default(0),
+  // docs/streams.md, per-provider throttles: the rate a provider starts at and never exceeds, the
+  // floor a deferral never takes it under, and what each delivered message adds back.
+  PROVIDER_RATE_MAX_PER_SECOND: positiveInt.default(1000),
+  PROVIDER_RATE_MIN_PER_SECOND: z.coerce.number().positive().default(0.5),
+  PROVIDER_RATE_INCREASE: z.coerce.number().positive().default(0.05),
   WEBHOOK_ALLOW_PRIVATE: booleanString.default(false),
   // docs/decisions/webhook-endpoints.md: about 5 s, 5 min, 30 min, 2 h, 5 h, 10 h, 10 h, 10 h (3 days); tests shorten it.
   WEBHOOK_RETRY_SCHEDULE: z
@@ -186,6 +191,8 @@ export type Config = Readonly<{
   domainCheckIntervalSeconds: number;
   segmentRefreshIntervalSeconds: number;
   sendRatePerSecond: number;
+  /** Per-provider throttles (docs/streams.md): messages per second per project, stream and provider. */
+  providerRate: { maxPerSecond: number; minPerSecond: number; increase: number };
   webhookAllowPrivate: boolean;
   /** Seconds before each retry of a failed webhook delivery (±10 % jitter is added). */
   webhookRetrySchedule: readonly number[];
@@ -264,6 +271,11 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     domainCheckIntervalSeconds: e.DOMAIN_CHECK_INTERVAL_SECONDS,
     segmentRefreshIntervalSeconds: e.SEGMENT_REFRESH_INTERVAL_SECONDS,
     sendRatePerSecond: e.SEND_RATE_PER_SECOND,
+    providerRate: Object.freeze({
+      maxPerSecond: e.PROVIDER_RATE_MAX_PER_SECOND,
+      minPerSecond: Math.min(e.PROVIDER_RATE_MIN_PER_SECOND, e.PROVIDER_RATE_MAX_PER_SECOND),
+      increase: e.PROVIDER_RATE_INCREASE,
+    }),
     webhookAllowPrivate: e.WEBHOOK_ALLOW_PRIVATE,
     webhookRetrySchedule: Object.freeze([...e.WEBHOOK_RETRY_SCHEDULE]),
     autoDisable: e.AUTO_DISABLE,

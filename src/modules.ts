@@ -21,6 +21,7 @@ import { contactsJobs } from './contacts/contacts.jobs.ts';
 import { contactsRoutes } from './contacts/contacts.routes.ts';
 import { contactConstraintErrors } from './contacts/contacts.service.ts';
 import { dashboardRoutes } from './dashboard/dashboard.routes.ts';
+import { deliverabilityRoutes } from './deliverability/deliverability.routes.ts';
 import { deliveryJobs, startDelivery, takeOverDelivery } from './delivery/delivery.jobs.ts';
 import type { Capability, Registry } from './deps.ts';
 import { domainJobs, startDomainChecks } from './domains/domains.jobs.ts';
@@ -96,6 +97,7 @@ export const CAPABILITIES: Capability[] = [
   { name: 'emails', routes: emailsRoutes },
   { name: 'inbound', routes: inboundRoutes, jobs: inboundJobs, start: startInboundJobs },
   { name: 'smtp', routes: smtpRoutes },
+  { name: 'deliverability', routes: deliverabilityRoutes },
   { name: 'delivery', jobs: deliveryJobs, start: startDelivery, takeOver: takeOverDelivery },
   { name: 'suppressions', routes: suppressionsRoutes },
   { name: 'platform', jobs: platformJobs, start: startPlatformJobs },

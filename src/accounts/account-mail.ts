@@ -1,5 +1,6 @@
 import type { Config } from '../config.ts';
 import { composeMessage, dkimSign } from '../delivery/mime.ts';
+import { receiverHeaders } from '../delivery/receiver-headers.ts';
 import { type Outcome, transportFor } from '../delivery/transport.ts';
 import type { SystemSender } from '../deps.ts';
 import type { TokenPurpose } from './account-tokens.ts';
@@ -51,7 +52,8 @@ export async function sendSystemMail(config: Config, sender: SystemSender, mail:
     subject: mail.subject,
     html: mail.html,
     text: mail.text,
-    headers: {},
+    // docs/streams.md: system mail is transactional and machine-sent.
+    headers: receiverHeaders({ stream: 'transactional', projectId: 'system', campaignId: null, automatic: true, from }),
     attachments: [],
   });
   const raw = sender.key ? await dkimSign(composed, sender.key) : composed;

@@ -13,6 +13,8 @@ export type ActivityRow = {
   data: Record<string, unknown>;
   created_at: Date;
   sort_key: string;
+  /** The stream of the email record an email.* event is about (docs/streams.md); null for other events. */
+  stream: 'transactional' | 'marketing' | null;
 };
 
 // LIKE's own wildcards in a family name are matched literally.
@@ -47,8 +49,9 @@ export async function listActivity(
   }
   params.push(query.limit);
   return db.query<ActivityRow>(
-    `SELECT e.id, e.name, e.contact_id, c.email, e.data, e.created_at, ${cursorTimestampSql('e.created_at')} AS sort_key
+    `SELECT e.id, e.name, e.contact_id, c.email, e.data, e.created_at, ${cursorTimestampSql('e.created_at')} AS sort_key, m.stream
      FROM events e JOIN contacts c ON c.project_id = e.project_id AND c.id = e.contact_id
+     LEFT JOIN emails m ON m.project_id = e.project_id AND m.id = e.email_id
      WHERE ${where.join(' AND ')}
      ORDER BY e.created_at DESC, e.id DESC LIMIT $${params.length}`,
     params,

@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { emailMetrics, rates, windowQuery } from '../analytics/analytics.schemas.ts';
+import { STREAMS } from '../emails/emails.queries.ts';
 
 const typeFilter = z.string().min(1).max(200).describe('an event type (email.opened) or a family (email.*)');
 
@@ -17,6 +18,7 @@ export const activityItem = z.object({
   timestamp: z.string(),
   contact: z.object({ id: z.uuid(), email: z.string() }),
   data: z.record(z.string(), z.unknown()),
+  stream: z.enum(STREAMS).optional().describe('The stream of the email an email.* event is about (docs/streams.md); absent on other events'),
 });
 
 export const activityPage = z.object({ data: z.array(activityItem), cursor: z.string().nullable(), hasMore: z.boolean(), total: z.number().int() });

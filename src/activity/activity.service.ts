@@ -43,6 +43,7 @@ export async function listActivity(deps: ActivityDeps, projectId: string, input:
       timestamp: new Date(row.created_at).toISOString(),
       contact: { id: row.contact_id, email: row.email },
       data: row.data,
+      ...(row.stream ? { stream: row.stream } : {}),
     }),
     total: input.cursor
       ? undefined

@@ -1,9 +1,13 @@
+import type { Resolver } from 'node:dns/promises';
+import type { Logger } from 'pino';
+import type { Queryable } from '../db/index.ts';
+import { Pacing } from '../deliverability/pacing.ts';
 import type { Deps } from '../deps.ts';
+import { createResolver } from '../dns/resolver.ts';
 import { DELIVERY_JOB, enqueueDelivery } from '../emails/email-queue.ts';
 import type { JobDefinition, JobQueue } from '../jobs/queue.ts';
 import { nextDueAt, releaseClaimsOf } from './delivery.queries.ts';
 import { deliverDue, handOffsFor } from './delivery.service.ts';
-import { Throttle } from './throttle.ts';
 import { type Transport, transportFor } from './transport.ts';
 
 /** A run hands the worker back after this long, queueing its own continuation. */
@@ -53,7 +57,14 @@ async function wakeUpAt(queue: JobQueue, at: Date): Promise<void> {
  * the earliest retry or lease end. A once-a-minute schedule is the backstop if a wake-up is lost.
  */
 export function deliveryJobs(deps: Deps): JobDefinition[] {
-  const throttle = new Throttle(deps.config.sendRatePerSecond);
+  let resolver: Promise<Resolver> | undefined;
+  const resolverReady = () =>
+    (resolver ??= createResolver(deps.config.dnsServers).catch((error: Error) => {
+      resolver = undefined; // tried again at the next lookup
+      throw error;
+    }));
+  // Mail to the outbox has no receiver to defer it: no provider throttles there.
+  const pacing = new Pacing(deps.db, deps.config, resolverReady, Boolean(deps.config.smtpUrl));
   const transport = new SharedTransport(() => transportFor(deps.config));
   const handOffs = handOffsFor(deps);
   return [
@@ -66,7 +77,7 @@ export function deliveryJobs(deps: Deps): JobDefinition[] {
       stopping: () => (handOffs.stopping = true),
       stopped: () => transport.close(),
       async handle() {
-        const more = await transport.use((open) => deliverDue(deps, open, throttle, handOffs, RUN_BUDGET_MS));
+        const more = await transport.use((open) => deliverDue(deps, open, pacing, handOffs, RUN_BUDGET_MS));
         // Records this stopping process gave back are due now: a run for the other workers.
         if (more || handOffs.stopping) return enqueueDelivery(deps.queue);
         const next = await nextDueAt(deps.db);

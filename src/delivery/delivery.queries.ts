@@ -24,10 +24,10 @@ export const DELIVERY_QUEUE: ClaimQueue = {
  * names, for the worker instance `claimedBy` (src/jobs/claims.ts): QUEUED ones whose time has come,
  * and SENDING ones whose lease expired or whose worker died (src/jobs/instances.ts). Each becomes
  * SENDING with a lease of `leaseSeconds` and attempts + 1; `attempts` is the claim's fencing token,
- * checked by every later write. A record still marked handed off was in an SMTP transaction whose
+ * checked by every later write; `transactionalOnly` leaves marketing records alone. A record still marked handed off was in an SMTP transaction whose
  * answer never came: it is sent again with the same Message-ID (docs/decisions/sending.md), and `resends` counts it.
  */
-export function claimDue(db: Queryable, limit: number, leaseSeconds: number, claimedBy: number, projectId?: string): Promise<EmailRow[]> {
+export function claimDue(db: Queryable, limit: number, leaseSeconds: number, claimedBy: number, projectId?: string, transactionalOnly = false): Promise<EmailRow[]> {
   return claimDueOf<EmailRow>(db, DELIVERY_QUEUE, {
     limit,
     leaseSeconds,
@@ -35,11 +35,24 @@ export function claimDue(db: Queryable, limit: number, leaseSeconds: number, cla
     projectId,
     set: () => "status = 'SENDING', attempts = x.attempts + 1, resends = x.resends + (x.handed_off_at IS NOT NULL)::int, handed_off_at = NULL",
     returning: 'x.*',
+    // The transactional lane (docs/streams.md), on emails_due_transactional_idx.
+    due: transactionalOnly
+      ? ({ inProject, limit: max }) => `due AS (
+          SELECT project_id, id FROM emails
+          WHERE ${DELIVERY_QUEUE.pending} AND next_attempt_at <= now() AND stream = 'transactional' ${inProject('')}
+          ORDER BY next_attempt_at
+          LIMIT ${max}
+          FOR UPDATE SKIP LOCKED
+        )`
+      : undefined,
   });
 }
 
 /** The projects with due records, the project of the oldest first (src/jobs/project-rotation.queries.ts). */
 export const dueProjects = (db: Queryable, scan: number) => dueProjectsOf(db, DELIVERY_QUEUE, scan);
+
+/** dueProjects of transactional records only, for the transactional lane (docs/streams.md). */
+export const dueTransactionalProjects = (db: Queryable, scan: number) => dueProjectsOf(db, DELIVERY_QUEUE, scan, { where: "stream = 'transactional'" });
 
 /** The claims of dead worker instances fall due now, for the live workers to take over. */
 export const releaseClaimsOf = (db: Queryable, instances: number[]) => releaseClaimsOfQueue(db, DELIVERY_QUEUE, instances);

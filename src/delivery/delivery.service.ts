@@ -1,3 +1,6 @@
+import { randomUUID } from 'node:crypto';
+import type { Pacing } from '../deliverability/pacing.ts';
+import { isProviderDeferral, type ProviderTally } from '../deliverability/provider-throttle.ts';
 import type { Deps } from '../deps.ts';
 import { signingKeyFor } from '../domains/domains.service.ts';
 import { fillDeferredContent } from '../emails/email-rendering.ts';
@@ -6,12 +9,12 @@ import { type EmailTransition, eventsOf, writeTransitions } from '../emails/emai
 import type { EmailRow } from '../emails/emails.queries.ts';
 import { ProjectRotation } from '../jobs/project-rotation.ts';
 import { isSoftBounceError, softBounceError } from './bounces.ts';
-import { type AttachmentRow, claimDue, dueProjects, findTrackingSettings, loadAttachments, renewLeases } from './delivery.queries.ts';
+import { type AttachmentRow, claimDue, dueProjects, dueTransactionalProjects, findTrackingSettings, loadAttachments, renewLeases } from './delivery.queries.ts';
 import { HandOffs, MAX_HANDED } from './hand-off.ts';
 import { buildMessage } from './mime.ts';
+import { receiverHeaders, withReceiverHeaders } from './receiver-headers.ts';
 import { type MessageUrls, type TrackingSettings, trackContent } from './seams.ts';
 import { signSubmitted, submittedMessages } from './submitted-mime.ts';
-import type { Throttle } from './throttle.ts';
 import type { Outcome, Transport } from './transport.ts';
 import { returnPathFor } from './verp.ts';
 
@@ -47,7 +50,7 @@ export function retryDelayMs(attempts: number): number {
   return Math.round(base * (0.75 + Math.random() * 0.5));
 }
 
-type RunContext = { deps: Deps; transport: Transport; throttle: Throttle; handOffs: HandOffs; keys: Map<string, ReturnType<typeof signingKeyFor>> };
+type RunContext = { deps: Deps; transport: Transport; pacing: Pacing; handOffs: HandOffs; keys: Map<string, ReturnType<typeof signingKeyFor>> };
 
 /** The per-process hand-off state; its answers are settled by `finish`. */
 export const handOffsFor = (deps: Deps) => new HandOffs((marks, settlements) => writeTransitions(deps, marks, settlements));
@@ -58,8 +61,8 @@ export const handOffsFor = (deps: Deps) => new HandOffs((marks, settlements) => 
  * holds the oldest due records of every project; on Citus, of one project, the projects taken in
  * turn, oldest first (src/jobs/project-rotation.ts).
  */
-export async function deliverDue(deps: Deps, transport: Transport, throttle: Throttle, handOffs: HandOffs, budgetMs: number): Promise<boolean> {
-  const context: RunContext = { deps, transport, throttle, handOffs, keys: new Map() };
+export async function deliverDue(deps: Deps, transport: Transport, pacing: Pacing, handOffs: HandOffs, budgetMs: number): Promise<boolean> {
+  const context: RunContext = { deps, transport, pacing, handOffs, keys: new Map() };
   const deadline = Date.now() + budgetMs;
   const rotation = deps.config.databaseDistribution === 'citus' ? new ProjectRotation(() => dueProjects(deps.db, CHUNK * LANES * 2)) : undefined;
   const claim = () =>
@@ -74,11 +77,40 @@ export async function deliverDue(deps: Deps, transport: Transport, throttle: Thr
     }
     return false;
   };
-  const lanes = await Promise.allSettled(Array.from({ length: LANES }, lane));
+  let lanesRunning = LANES;
+  const done = <T>(work: Promise<T>) => work.finally(() => lanesRunning--);
+  const lanes = await Promise.allSettled([...Array.from({ length: LANES }, () => done(lane())), transactionalLane(context, () => lanesRunning > 0)]);
   const failed = lanes.find((result) => result.status === 'rejected');
   // A lane that failed leaves its records to their leases; the error fails the run for the log.
   if (failed) throw failed.reason;
   return lanes.some((result) => result.status === 'fulfilled' && result.value);
+}
+
+/** How often the transactional lane looks for new transactional records while a run drains others. */
+const TRANSACTIONAL_POLL_MS = 250;
+/** Records of one transactional claim: small, so each is handed over at once on the reserved permits. */
+const TRANSACTIONAL_CHUNK = 20;
+
+/**
+ * The lane that keeps transactional mail from waiting behind marketing mail (docs/streams.md): while
+ * the other lanes drain a run (a campaign, perhaps of a million records, claimed oldest first), it
+ * claims only transactional records, as they fall due, and hands them over on the permits and
+ * connections reserved for them (hand-off.ts, transport.ts). It ends with the other lanes; a
+ * transactional record made after that wakes a run of its own (wakeDelivery).
+ */
+async function transactionalLane(context: RunContext, othersRunning: () => boolean): Promise<boolean> {
+  const { deps, handOffs } = context;
+  const citus = deps.config.databaseDistribution === 'citus';
+  while (!handOffs.stopping && othersRunning()) {
+    const claimed = citus
+      ? await new ProjectRotation(() => dueTransactionalProjects(deps.db, TRANSACTIONAL_CHUNK)).claim((projectId) =>
+          claimDue(deps.db, TRANSACTIONAL_CHUNK, LEASE_SECONDS, deps.instance.id, projectId, true),
+        )
+      : await claimDue(deps.db, TRANSACTIONAL_CHUNK, LEASE_SECONDS, deps.instance.id, undefined, true);
+    if (claimed.length) await deliverChunk(context, claimed);
+    else await new Promise((resolve) => setTimeout(resolve, TRANSACTIONAL_POLL_MS));
+  }
+  return false;
 }
 
 async function deliverChunk(context: RunContext, chunk: EmailRow[]): Promise<void> {
@@ -99,19 +131,10 @@ async function deliverChunk(context: RunContext, chunk: EmailRow[]): Promise<voi
   );
   try {
     const writes: Promise<void>[] = [];
-    const deferredPerProject = new Map<string, number>();
-    const going: EmailRow[] = [];
-    for (const row of chunk) {
-      const wait = context.throttle.take(row.project_id);
-      if (wait === 0) going.push(row);
-      else {
-        // Over the project's rate: back to the queue, spaced out, without counting as an attempt.
-        const k = deferredPerProject.get(row.project_id) ?? 0;
-        deferredPerProject.set(row.project_id, k + 1);
-        const retryAt = new Date(Date.now() + wait + (k * 1000) / Math.max(1, deps.config.sendRatePerSecond)).toISOString();
-        writes.push(settle({ ...refOf(row), status: 'QUEUED', error: null, retryAt, refund: true }));
-      }
-    }
+    // SEND_RATE_PER_SECOND and the providers' rates, shared by every worker (src/deliverability/).
+    const { going, later, tally } = await context.pacing.pace(chunk);
+    // Over a rate: back to the queue, spaced out, without counting as an attempt.
+    for (const { row, ms } of later) writes.push(settle({ ...refOf(row), status: 'QUEUED', error: null, retryAt: new Date(Date.now() + ms).toISOString(), refund: true }));
     const attachments = going.length ? await loadAttachments(deps.db, going.map(refOf)) : [];
     // Read per chunk, so a changed setting applies to every message built after it (docs/decisions/sending.md).
     const tracking = await findTrackingSettings(deps.db, [...new Set(going.map((row) => row.project_id))]);
@@ -127,9 +150,10 @@ async function deliverChunk(context: RunContext, chunk: EmailRow[]): Promise<voi
     );
     for (const b of built) {
       if ('error' in b) writes.push(settle({ ...refOf(b.row), status: 'FAILED', error: `The message could not be built: ${b.error.message}` }));
-      else writes.push(handOver(context, b, settle));
+      else writes.push(handOver(context, b, settle, tally));
     }
     await Promise.all(writes);
+    await tally?.flush();
   } finally {
     clearInterval(heartbeat);
   }
@@ -141,23 +165,29 @@ async function deliverChunk(context: RunContext, chunk: EmailRow[]): Promise<voi
  * leaves marked to MAX_HANDED (hand-off.ts). When the process is stopping, a message that has not
  * started goes back to the queue instead, for another worker at once.
  */
-async function handOver(context: RunContext, message: { row: EmailRow } & BuiltMessage, settle: (settlement: Outcomed) => Promise<void>): Promise<void> {
+async function handOver(
+  context: RunContext,
+  message: { row: EmailRow } & BuiltMessage,
+  settle: (settlement: Outcomed) => Promise<void>,
+  tally: ProviderTally | null,
+): Promise<void> {
   const { row, raw, urls, envelopeFrom } = message;
   const { handOffs } = context;
-  await handOffs.permits.acquire();
+  const permit = await handOffs.permits.acquire(row.stream);
   let answered: Promise<void>;
   try {
     if (handOffs.stopping) answered = settle({ ...refOf(row), status: 'QUEUED', error: row.last_error, retryAt: new Date().toISOString(), refund: true });
     else {
       const held = await handOffs.mark({ ...refOf(row), subject: row.campaign_id ? row.subject : null, linkUrls: urls?.urls ?? null });
       if (!held) return; // taken over by another worker: not ours to send
-      const outcome = await context.transport.deliver({ id: row.id, from: envelopeFrom, to: row.to_address, raw });
+      const outcome = await context.transport.deliver({ id: row.id, from: envelopeFrom, to: row.to_address, raw, stream: row.stream });
       context.deps.metrics.emailHandedOff(row);
+      tally?.note(row.id, outcome.kind === 'delivered' ? 'delivered' : outcome.kind === 'retry' && isProviderDeferral(outcome.error) ? 'deferred' : 'other');
       answered = settle(settlementFor(row, outcome));
     }
   } finally {
     // Given up as the answer joins the next statement: the next hand-off's mark commits with it.
-    handOffs.permits.release();
+    handOffs.permits.release(permit);
   }
   await answered;
 }
@@ -180,6 +210,10 @@ function settlementFor(row: EmailRow, outcome: Outcome): Outcomed {
   return { ...ref, status: 'QUEUED', error, retryAt, softBounce: soft && !isSoftBounceError(row.last_error) };
 }
 
+/** The fields receivers read (receiver-headers.ts) for a record. */
+const receiverHeadersOf = (row: EmailRow) =>
+  receiverHeaders({ stream: row.stream, projectId: row.project_id, campaignId: row.campaign_id, automatic: row.source_type === 'WORKFLOW', from: row.from_address });
+
 /** `envelopeFrom`: MAIL FROM, the record's VERP return path when the domain has one (docs/smtp.md). */
 type BuiltMessage = { raw: Buffer; urls: MessageUrls | null; envelopeFrom: string };
 
@@ -199,7 +233,7 @@ async function build(
   if (row.submission_id) {
     const raw = submitted.get(row.submission_id);
     if (!raw) throw new Error('the submitted message is gone');
-    return { raw: await signSubmitted(raw, row, key), urls: null, envelopeFrom: returnPathFor(deps.config, row, key) };
+    return { raw: await signSubmitted(raw, row, key, receiverHeadersOf(row)), urls: null, envelopeFrom: returnPathFor(deps.config, row, key) };
   }
   if (row.subject === null || row.html === null || row.text_body === null || row.message_id === null) throw new Error('the record has no rendered content');
   const linkContext = { config: deps.config, projectId: row.project_id, emailId: row.id, contactId: row.contact_id, contentType: row.content_type, tracking };
@@ -213,7 +247,7 @@ async function build(
       subject: row.subject,
       html: outgoing.html,
       text: row.text_body,
-      headers: outgoing.headers,
+      headers: withReceiverHeaders(outgoing.headers, receiverHeadersOf(row)),
       attachments: attachments
         .filter((a) => a.email_id === row.id)
         .map((a) => ({ filename: a.filename, contentType: a.content_type, contentId: a.content_id, disposition: a.disposition, content: Buffer.from(a.content) })),

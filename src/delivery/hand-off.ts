@@ -1,6 +1,7 @@
 import { Batcher } from '../db/batcher.ts';
 import type { HandingRef, Settlement } from '../emails/email-status.queries.ts';
-import { SMTP_CONNECTIONS } from './transport.ts';
+import type { Stream } from './receiver-headers.ts';
+import { RESERVED_CONNECTIONS, SMTP_CONNECTIONS } from './transport.ts';
 
 /**
  * Records handed to the transport at once per worker process: one in each SMTP connection of the
@@ -11,7 +12,7 @@ import { SMTP_CONNECTIONS } from './transport.ts';
  * handed off and unanswered (docs/decisions/sending.md: sent again, with the same Message-ID); at most
  * SMTP_CONNECTIONS of them were in a transaction, the others never left.
  */
-export const MAX_HANDED = 2 * SMTP_CONNECTIONS;
+export const MAX_HANDED = 2 * (SMTP_CONNECTIONS + RESERVED_CONNECTIONS);
 
 /** A counting semaphore; waiters are served in arrival order (a chunk keeps its order). */
 export class Semaphore {
@@ -26,10 +27,46 @@ export class Semaphore {
     await new Promise<void>((resolve) => this.waiting.push(resolve));
   }
 
+  /** A permit if one is free now, without waiting. */
+  tryAcquire(): boolean {
+    if (this.free === 0) return false;
+    this.free--;
+    return true;
+  }
+
   release(): void {
     const next = this.waiting.shift();
     if (next) next();
     else this.free++;
+  }
+}
+
+/** Which of the two pools a permit came from, to give it back there. */
+export type Permit = 'shared' | 'reserved';
+
+/**
+ * Hand-off permits by stream (docs/streams.md): marketing mail takes permits of the shared pool
+ * only; transactional mail takes a reserved one, or a shared one that is free at the moment, so a
+ * campaign holding every shared permit never makes a transactional message wait behind it. Two
+ * per SMTP connection of each pool (transport.ts), as above.
+ */
+export class StreamPermits {
+  private readonly shared = new Semaphore(2 * SMTP_CONNECTIONS);
+  private readonly reserved = new Semaphore(2 * RESERVED_CONNECTIONS);
+
+  async acquire(stream: Stream): Promise<Permit> {
+    if (stream === 'marketing') {
+      await this.shared.acquire();
+      return 'shared';
+    }
+    if (this.reserved.tryAcquire()) return 'reserved';
+    if (this.shared.tryAcquire()) return 'shared';
+    await this.reserved.acquire();
+    return 'reserved';
+  }
+
+  release(permit: Permit): void {
+    this[permit].release();
   }
 }
 
@@ -48,7 +85,7 @@ export type HandOffWrite = { mark: HandingRef } | { answer: Settlement };
  * a process can die.
  */
 export class HandOffs {
-  readonly permits = new Semaphore(MAX_HANDED);
+  readonly permits = new StreamPermits();
   /** True once the process is stopping: no new claim, no new hand-off; what has not started goes back. */
   stopping = false;
   private readonly writes: Batcher<HandOffWrite, boolean>;

@@ -108,9 +108,56 @@ export async function composeMessage(input: MessageInput): Promise<Buffer> {
     disableFileAccess: true,
     disableUrlAccess: true,
   });
-  const message = await new Promise<Buffer>((resolve, reject) => composer.compile().build((error, raw) => (error ? reject(error) : resolve(raw))));
+  const built = await new Promise<Buffer>((resolve, reject) => composer.compile().build((error, raw) => (error ? reject(error) : resolve(raw))));
+  const message = wrapBase64Bodies(built);
   assertCanonical(message);
   return message;
+}
+
+/** RFC 2045 §6.8: encoded lines of base64 are at most 76 characters. */
+export const MAX_BASE64_LINE = 76;
+
+/**
+ * Breaks every base64 body line over 76 characters (RFC 2045 §6.8). nodemailer's encoder appends
+ * the last bytes of a part to its last line without wrapping it again, so a part whose last line
+ * was nearly full ended in a line of up to 80 characters (a short Chinese text/plain part, say).
+ * Only bodies whose Content-Transfer-Encoding is base64 are touched, where line breaks carry no
+ * data; an attached message/* part is a body of its own part and is left as it is.
+ */
+export function wrapBase64Bodies(message: Buffer): Buffer {
+  const lines = message.toString('binary').split('\r\n');
+  const boundaries = new Set<string>();
+  let inHeader = true;
+  let header: string[] = [];
+  let base64 = false;
+  let changed = false;
+  const out: string[] = [];
+  for (const line of lines) {
+    if (inHeader) {
+      out.push(line);
+      if (line === '') {
+        const fields = header.join('');
+        const boundary = /boundary="?([^";\s]+)"?/i.exec(fields)?.[1];
+        if (boundary && /content-type:\s*multipart\//i.test(fields)) boundaries.add(boundary);
+        base64 = /(^|\n)content-transfer-encoding:\s*base64/i.test(header.join('\n'));
+        inHeader = false;
+        header = [];
+      } else if (/^[ \t]/.test(line) && header.length) header[header.length - 1] += line;
+      else header.push(line);
+      continue;
+    }
+    if (line.startsWith('--') && boundaries.has(line.slice(2).replace(/--$/, ''))) {
+      out.push(line);
+      inHeader = !line.endsWith('--') || !boundaries.has(line.slice(2, -2));
+      base64 = false;
+      continue;
+    }
+    if (base64 && line.length > MAX_BASE64_LINE) {
+      changed = true;
+      for (let at = 0; at < line.length; at += MAX_BASE64_LINE) out.push(line.slice(at, at + MAX_BASE64_LINE));
+    } else out.push(line);
+  }
+  return changed ? Buffer.from(out.join('\r\n'), 'binary') : message;
 }
 
 /**

@@ -11,14 +11,18 @@ export function submittedMessages(db: Queryable, rows: EmailRow[]): Promise<Map<
 /**
  * A submitted message as it leaves (docs/smtp.md): the client's bytes, with a Message-ID (the
  * record's) and a Date when the client gave none (RFC 5322 §3.6 requires both), and our
- * DKIM-Signature on top; a signature of the client's own stays below it.
+ * DKIM-Signature on top; a signature of the client's own stays below it. Each of `receiverFields`
+ * (Feedback-ID and the like, docs/streams.md) is added when the client gave no field of its name.
  */
-export async function signSubmitted(raw: Buffer, row: EmailRow, key: DkimKey): Promise<Buffer> {
+export async function signSubmitted(raw: Buffer, row: EmailRow, key: DkimKey, receiverFields: Record<string, string> = {}): Promise<Buffer> {
   const split = raw.indexOf('\r\n\r\n');
   const head = (split === -1 ? raw : raw.subarray(0, split)).toString('binary');
   const added: string[] = [];
   if (!/^message-id[ \t]*:/im.test(head) && row.message_id) added.push(`Message-ID: ${row.message_id}\r\n`);
   if (!/^date[ \t]*:/im.test(head)) added.push(`Date: ${new Date().toUTCString().replace('GMT', '+0000')}\r\n`);
+  for (const [name, value] of Object.entries(receiverFields)) {
+    if (!new RegExp(`^${name}[ \\t]*:`, 'im').test(head)) added.push(`${name}: ${value}\r\n`);
+  }
   const message = added.length ? Buffer.concat([Buffer.from(added.join(''), 'binary'), raw]) : raw;
   assertCanonical(message);
   return dkimSign(message, key);

@@ -7,8 +7,10 @@ import { parseConnectionUrl } from 'nodemailer/lib/shared/index.js';
 import type SMTPPool from 'nodemailer/lib/smtp-pool/index.js';
 import type { Config } from '../config.ts';
 import { type Classified, classifyRefusal, type SmtpRefusal } from './bounces.ts';
+import type { Stream } from './receiver-headers.ts';
 
-export type HandOff = { id: string; from: string; to: string; raw: Buffer };
+/** `stream` chooses the connections it may use (docs/streams.md); transactional when not given. */
+export type HandOff = { id: string; from: string; to: string; raw: Buffer; stream?: Stream };
 
 /**
  * What became of one hand-off (docs/decisions/sending.md SMTP answers, classified by bounces.ts): `delivered`
@@ -45,29 +47,45 @@ export class OutboxTransport implements Transport {
 
 // Bounded so a hung relay cannot hold a record past its hand-off lease (delivery.service.ts).
 const SMTP_TIMEOUTS = { connectionTimeout: 15_000, greetingTimeout: 15_000, socketTimeout: 30_000 };
+/** Connections of the shared pool, which marketing mail uses (and transactional mail when it is free). */
 export const SMTP_CONNECTIONS = 20;
+/**
+ * Connections reserved for transactional mail (docs/streams.md): a pool of their own that marketing
+ * mail never uses, so a password reset never waits for a connection a campaign holds. Opened only
+ * when transactional mail flows (nodemailer opens pooled connections on demand).
+ */
+export const RESERVED_CONNECTIONS = 4;
 
-/** A pooled SMTP transport to SMTP_URL; one envelope recipient per message. */
+/**
+ * A pooled SMTP transport to SMTP_URL; one envelope recipient per message. Marketing mail goes
+ * through the shared pool; transactional mail through the reserved pool, or the shared one when the
+ * reserved pool is busy and the shared one is not.
+ */
 export class SmtpTransport implements Transport {
-  private readonly transporter: nodemailer.Transporter;
+  private readonly shared: nodemailer.Transporter;
+  private readonly reserved: nodemailer.Transporter;
 
   constructor(url: string) {
     // createTransport({ url, … }) reads the URL alone and drops every other option (pool included),
     // which opened a new connection per message: the URL is parsed here and the pool settings merged.
     const options = parseConnectionUrl(url);
-    this.transporter = nodemailer.createTransport({
-      ...options,
-      pool: true,
-      maxConnections: SMTP_CONNECTIONS,
-      maxMessages: 1000,
-      ...SMTP_TIMEOUTS,
-      ...(options.secure ? {} : { getSocket: connectWithoutNagle }),
-    } as SMTPPool.Options);
+    const pool = (maxConnections: number) =>
+      nodemailer.createTransport({
+        ...options,
+        pool: true,
+        maxConnections,
+        maxMessages: 1000,
+        ...SMTP_TIMEOUTS,
+        ...(options.secure ? {} : { getSocket: connectWithoutNagle }),
+      } as SMTPPool.Options);
+    this.shared = pool(SMTP_CONNECTIONS);
+    this.reserved = pool(RESERVED_CONNECTIONS);
   }
 
   async deliver(message: HandOff): Promise<Outcome> {
+    const transporter = message.stream === 'marketing' || (!this.reserved.isIdle() && this.shared.isIdle()) ? this.shared : this.reserved;
     try {
-      await this.transporter.sendMail({ envelope: { from: message.from, to: [message.to] }, raw: message.raw });
+      await transporter.sendMail({ envelope: { from: message.from, to: [message.to] }, raw: message.raw });
       return { kind: 'delivered' };
     } catch (error) {
       return outcomeOf(classifyRefusal(error as Error & SmtpRefusal));
@@ -75,7 +93,8 @@ export class SmtpTransport implements Transport {
   }
 
   close(): void {
-    this.transporter.close();
+    this.shared.close();
+    this.reserved.close();
   }
 }
 

@@ -5,6 +5,9 @@ export const EMAIL_STATUSES = ['QUEUED', 'SENDING', 'SENT', 'DELIVERED', 'OPENED
 export type EmailStatus = (typeof EMAIL_STATUSES)[number];
 export type SourceType = 'TRANSACTIONAL' | 'CAMPAIGN' | 'WORKFLOW';
 export type ContentType = 'TRANSACTIONAL' | 'MARKETING' | 'HEADLESS';
+/** docs/streams.md: marketing for campaigns and MARKETING content, transactional for the rest. */
+export type Stream = 'transactional' | 'marketing';
+export const STREAMS = ['transactional', 'marketing'] as const satisfies readonly Stream[];
 
 /** An emails row as the queries select it (migrations/0008_emails.sql). */
 export type EmailRow = {
@@ -45,6 +48,8 @@ export type EmailRow = {
   clicks: number;
   /** An SMTP submission whose MIME the record sends as it is (src/smtp/); null for the rest. */
   submission_id: string | null;
+  /** docs/streams.md: derived by the database from source_type and content_type (migrations/0075_email_streams.sql). */
+  stream: Stream;
 };
 
 /** One record to create; `status` QUEUED, or SUPPRESSED with `last_error` saying why. */

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { EMAIL_STATUSES, type EmailRow, type ReplyRow } from './emails.queries.ts';
+import { EMAIL_STATUSES, type EmailRow, type ReplyRow, STREAMS } from './emails.queries.ts';
 
 export const emailIdParams = z.object({ id: z.uuid() });
 
@@ -12,6 +12,9 @@ export const emailSchema = z.object({
   subject: z.string().nullable(),
   status: z.enum(EMAIL_STATUSES),
   sourceType: z.enum(['TRANSACTIONAL', 'CAMPAIGN', 'WORKFLOW']),
+  stream: z
+    .enum(STREAMS)
+    .describe('docs/streams.md: marketing for campaign mail and MARKETING templates, transactional for the rest; transactional mail never waits behind marketing mail'),
   campaignId: z.uuid().nullable(),
   templateId: z.uuid().nullable(),
   workflowId: z.uuid().nullable(),
@@ -112,6 +115,7 @@ export function toEmail(row: EmailRow): Email {
     subject: row.subject,
     status: row.status,
     sourceType: row.source_type,
+    stream: row.stream,
     campaignId: row.campaign_id,
     templateId: row.template_id,
     workflowId: row.workflow_id,

@@ -43,6 +43,11 @@ export interface paths {
                                 };
                                 /** Format: uuid */
                                 id: string;
+                                /**
+                                 * @description The stream of the email an email.* event is about (docs/streams.md); absent on other events
+                                 * @enum {string}
+                                 */
+                                stream?: "transactional" | "marketing";
                                 timestamp: string;
                                 type: string;
                             }[];
@@ -2350,6 +2355,11 @@ export interface paths {
                                 sourceType: "TRANSACTIONAL" | "CAMPAIGN" | "WORKFLOW";
                                 /** @enum {string} */
                                 status: "QUEUED" | "SENDING" | "SENT" | "DELIVERED" | "OPENED" | "CLICKED" | "BOUNCED" | "COMPLAINED" | "FAILED" | "SUPPRESSED";
+                                /**
+                                 * @description docs/streams.md: marketing for campaign mail and MARKETING templates, transactional for the rest; transactional mail never waits behind marketing mail
+                                 * @enum {string}
+                                 */
+                                stream: "transactional" | "marketing";
                                 subject: string | null;
                                 /** Format: uuid */
                                 templateId: string | null;
@@ -3054,6 +3064,61 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/deliverability": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Sending rates per receiving provider and stream, and their deferrals in the last hour */
+        get: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            providers: {
+                                /** @description 421 and 4.7.x answers from this provider to this stream in the last hour */
+                                deferralsLastHour: number;
+                                /** @description When the rate was last lowered */
+                                lastDeferralAt: string | null;
+                                /** @description The ceiling (PROVIDER_RATE_MAX_PER_SECOND), where a provider that never deferred stays */
+                                maxPerSecond: number;
+                                /** @enum {string} */
+                                provider: "gmail" | "microsoft" | "yahoo" | "apple" | "other";
+                                /** @description Messages per second allowed now; lowered by 421 / 4.7.x deferrals, raised slowly by deliveries */
+                                ratePerSecond: number;
+                                /** @enum {string} */
+                                stream: "transactional" | "marketing";
+                                /** @description The rate is below the ceiling: mail to this provider waits its turn */
+                                throttled: boolean;
+                            }[];
+                            /** @description SEND_RATE_PER_SECOND: the project cap for all workers together; null when unlimited */
+                            sendRatePerSecond: number | null;
+                        };
+                    };
+                };
+            };
+        };
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/domains": {
         parameters: {
             query?: never;
@@ -3482,6 +3547,11 @@ export interface paths {
                             sourceType: "TRANSACTIONAL" | "CAMPAIGN" | "WORKFLOW";
                             /** @enum {string} */
                             status: "QUEUED" | "SENDING" | "SENT" | "DELIVERED" | "OPENED" | "CLICKED" | "BOUNCED" | "COMPLAINED" | "FAILED" | "SUPPRESSED";
+                            /**
+                             * @description docs/streams.md: marketing for campaign mail and MARKETING templates, transactional for the rest; transactional mail never waits behind marketing mail
+                             * @enum {string}
+                             */
+                            stream: "transactional" | "marketing";
                             subject: string | null;
                             /** Format: uuid */
                             templateId: string | null;

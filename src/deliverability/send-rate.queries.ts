@@ -1,0 +1,29 @@
+import type { Queryable } from '../db/index.ts';
+
+/** What one take got: `granted` tokens, and the `tokens` left in the bucket after it. */
+export type RateTake = { granted: number; tokens: number };
+
+// The bucket's content now: what was left, refilled at `rate` per second since, at most `rate`.
+const AVAILABLE = 'least($3::float8, b.tokens + greatest(0, extract(epoch FROM now() - b.refilled_at)) * $3::float8)';
+// What a take of $2 gets: whole tokens above the reserve $4 (docs/streams.md), at most $2.
+const grant = (available: string) => `least($2::int, greatest(0, floor(${available} - $4::float8)))::int`;
+
+/**
+ * Takes up to `want` tokens from the project's bucket (SEND_RATE_PER_SECOND, refilled at `rate`
+ * per second, holding at most one second's worth), leaving at least `reserve` in it: one
+ * statement, serialised on the project's row, so concurrent workers never take the same token.
+ */
+export async function takeTokens(db: Queryable, projectId: string, want: number, rate: number, reserve: number): Promise<RateTake> {
+  const rows = await db.query<RateTake>(
+    `INSERT INTO send_rates AS b (project_id, tokens, refilled_at, granted)
+     VALUES ($1, $3::float8 - ${grant('$3::float8')}, now(), ${grant('$3::float8')})
+     ON CONFLICT (project_id) DO UPDATE SET
+       tokens = ${AVAILABLE} - ${grant(AVAILABLE)},
+       refilled_at = greatest(b.refilled_at, now()),
+       granted = ${grant(AVAILABLE)}
+     RETURNING granted, tokens`,
+    [projectId, want, rate, reserve],
+  );
+  const row = rows[0]!;
+  return { granted: Number(row.granted), tokens: Number(row.tokens) };
+}
