@@ -156,7 +156,12 @@ export async function spawnServer(env: Record<string, string>): Promise<SpawnedS
   let output = '';
   const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
   const url = await new Promise<string>((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`server did not start:\n${output}`)), 60_000);
+    // A server that did not start is killed, so it cannot keep the test process alive. The wait is
+    // generous: a first start on Citus migrates and distributes every table while other passes run.
+    const timer = setTimeout(() => {
+      child.kill('SIGKILL');
+      reject(new Error(`server did not start within 120 s:\n${output}`));
+    }, 120_000);
     const onData = (chunk: Buffer) => {
       output += chunk.toString();
       const match = /"port":(\d+),"msg":"mailroom started"/.exec(output);
