@@ -4,8 +4,9 @@ import type { Provider } from './providers.ts';
 
 export type ProviderKey = { projectId: string; stream: Stream; provider: Provider };
 
-// The bucket of a provider's rate holds one second's worth, and at least one token.
-const AVAILABLE = 'least(greatest(b.rate, 1), b.tokens + greatest(0, extract(epoch FROM now() - b.refilled_at)) * b.rate)';
+// The bucket of a provider's rate holds one second's worth, and at least one token. "Now" in DO
+// UPDATE SET is the proposed row's refilled_at, as in send-rate.queries.ts (Citus: immutable only).
+const AVAILABLE = 'least(greatest(b.rate, 1), b.tokens + greatest(0, extract(epoch FROM EXCLUDED.refilled_at - b.refilled_at)) * b.rate)';
 const grant = (available: string) => `least($4::int, greatest(0, floor(${available})))::int`;
 
 /**
@@ -18,7 +19,7 @@ export async function takeProviderTokens(db: Queryable, key: ProviderKey, want: 
      VALUES ($1, $2, $3, $5::float8, $5::float8 - ${grant('$5::float8')}, now(), ${grant('$5::float8')})
      ON CONFLICT (project_id, stream, provider) DO UPDATE SET
        tokens = ${AVAILABLE} - ${grant(AVAILABLE)},
-       refilled_at = greatest(b.refilled_at, now()),
+       refilled_at = greatest(b.refilled_at, EXCLUDED.refilled_at),
        granted = ${grant(AVAILABLE)}
      RETURNING granted, tokens, rate`,
     [key.projectId, key.stream, key.provider, want, startRate],
@@ -36,7 +37,7 @@ export type RateLimits = { maxPerSecond: number; minPerSecond: number; increase:
  * per minute for GET /deliverability.
  */
 export async function recordProviderOutcomes(db: Queryable, key: ProviderKey, outcome: { delivered: number; deferred: number }, limits: RateLimits): Promise<void> {
-  const decrease = `$5::int > 0 AND (b.decreased_at IS NULL OR b.decreased_at < now() - interval '1 second')`;
+  const decrease = `$5::int > 0 AND (b.decreased_at IS NULL OR extract(epoch FROM EXCLUDED.refilled_at - b.decreased_at) > 1)`;
   await db.query(
     `INSERT INTO provider_rates AS b (project_id, stream, provider, rate, tokens, refilled_at, decreased_at)
      VALUES ($1, $2, $3, CASE WHEN $5::int > 0 THEN greatest($7::float8, $6::float8 / 2) ELSE $6::float8 END, 0, now(),
@@ -46,7 +47,7 @@ export async function recordProviderOutcomes(db: Queryable, key: ProviderKey, ou
                    WHEN $5::int > 0 THEN b.rate
                    ELSE least($6::float8, b.rate + $4::int * $8::float8) END,
        tokens = CASE WHEN ${decrease} THEN least(b.tokens, 0) ELSE b.tokens END,
-       decreased_at = CASE WHEN ${decrease} THEN now() ELSE b.decreased_at END`,
+       decreased_at = CASE WHEN ${decrease} THEN EXCLUDED.refilled_at ELSE b.decreased_at END`,
     [key.projectId, key.stream, key.provider, outcome.delivered, outcome.deferred, limits.maxPerSecond, limits.minPerSecond, limits.increase],
   );
   if (outcome.deferred > 0) {

@@ -4,7 +4,9 @@ import type { Queryable } from '../db/index.ts';
 export type RateTake = { granted: number; tokens: number };
 
 // The bucket's content now: what was left, refilled at `rate` per second since, at most `rate`.
-const AVAILABLE = 'least($3::float8, b.tokens + greatest(0, extract(epoch FROM now() - b.refilled_at)) * $3::float8)';
+// "Now" is the proposed row's refilled_at (now() in VALUES): Citus allows only immutable functions
+// in DO UPDATE SET on a distributed table, and now() is stable (docs/citus.md).
+const AVAILABLE = 'least($3::float8, b.tokens + greatest(0, extract(epoch FROM EXCLUDED.refilled_at - b.refilled_at)) * $3::float8)';
 // What a take of $2 gets: whole tokens above the reserve $4 (docs/streams.md), at most $2.
 const grant = (available: string) => `least($2::int, greatest(0, floor(${available} - $4::float8)))::int`;
 
@@ -19,7 +21,7 @@ export async function takeTokens(db: Queryable, projectId: string, want: number,
      VALUES ($1, $3::float8 - ${grant('$3::float8')}, now(), ${grant('$3::float8')})
      ON CONFLICT (project_id) DO UPDATE SET
        tokens = ${AVAILABLE} - ${grant(AVAILABLE)},
-       refilled_at = greatest(b.refilled_at, now()),
+       refilled_at = greatest(b.refilled_at, EXCLUDED.refilled_at),
        granted = ${grant(AVAILABLE)}
      RETURNING granted, tokens`,
     [projectId, want, rate, reserve],
