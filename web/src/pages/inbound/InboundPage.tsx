@@ -1,13 +1,13 @@
-import { Anchor, Button, Stack, Table, Text } from '@mantine/core';
+import { Anchor, Button, Stack, Text } from '@mantine/core';
 import { useInfiniteQuery } from '@tanstack/react-query';
 import { Link } from 'react-router';
 import { api, call } from '../../api/client.ts';
 import { projectPath, useProject } from '../../shell/project.ts';
+import { DataTable } from '../../ui/DataTable.tsx';
 import { EmptyState } from '../../ui/EmptyState.tsx';
 import { LoadError } from '../../ui/LoadError.tsx';
 import { Loading } from '../../ui/Loading.tsx';
 import { PageHeader } from '../../ui/PageHeader.tsx';
-import { TableScroll } from '../../ui/TableScroll.tsx';
 import { mailbox } from '../emails/emails.ts';
 import { attachmentCount } from './inbound.ts';
 
@@ -49,51 +49,58 @@ export function Component() {
           <Text size="sm" c="dimmed">
             {total.toLocaleString()} message{total === 1 ? '' : 's'}
           </Text>
-          <TableScroll minWidth={720} label="Received mail">
-            <Table aria-label="Received mail" verticalSpacing="xs" highlightOnHover>
-              <Table.Thead>
-                <Table.Tr>
-                  <Table.Th>Subject</Table.Th>
-                  <Table.Th>From</Table.Th>
-                  <Table.Th>To</Table.Th>
-                  <Table.Th>Received</Table.Th>
-                </Table.Tr>
-              </Table.Thead>
-              <Table.Tbody>
-                {items.map((message) => (
-                  <Table.Tr key={message.id}>
-                    <Table.Td>
-                      <Anchor component={Link} to={projectPath(project.id, 'inbound', message.id)} size="sm" style={{ wordBreak: 'break-word' }}>
-                        {message.subject || '(no subject)'}
-                      </Anchor>
-                      <Text size="xs" c="dimmed">
-                        {[message.emailId && 'reply', attachmentCount(message.attachments)].filter(Boolean).join(' · ')}
-                      </Text>
-                    </Table.Td>
-                    <Table.Td>
-                      {message.contact ? (
-                        <Anchor component={Link} to={projectPath(project.id, 'contacts', message.contact.id)} size="sm" style={{ wordBreak: 'break-all' }}>
-                          {mailbox(message.from)}
-                        </Anchor>
-                      ) : (
-                        <Text size="sm">{mailbox(message.from) || message.mailFrom || '(no sender)'}</Text>
-                      )}
-                    </Table.Td>
-                    <Table.Td>
-                      <Text size="sm" style={{ wordBreak: 'break-all' }}>
-                        {message.to.join(', ')}
-                      </Text>
-                    </Table.Td>
-                    <Table.Td>
-                      <Text size="sm" style={{ whiteSpace: 'nowrap' }}>
-                        <time dateTime={message.receivedAt}>{new Date(message.receivedAt).toLocaleString()}</time>
-                      </Text>
-                    </Table.Td>
-                  </Table.Tr>
-                ))}
-              </Table.Tbody>
-            </Table>
-          </TableScroll>
+          <DataTable
+            label="Received mail"
+            minWidth={720}
+            rows={items}
+            rowKey={(message) => message.id}
+            columns={[
+              {
+                key: 'subject',
+                header: 'Subject',
+                cell: (message) => (
+                  <>
+                    <Anchor component={Link} to={projectPath(project.id, 'inbound', message.id)} size="sm" style={{ wordBreak: 'break-word' }}>
+                      {message.subject || '(no subject)'}
+                    </Anchor>
+                    <Text size="xs" c="dimmed">
+                      {[message.emailId && 'reply', attachmentCount(message.attachments)].filter(Boolean).join(' · ')}
+                    </Text>
+                  </>
+                ),
+              },
+              {
+                key: 'from',
+                header: 'From',
+                cell: (message) =>
+                  message.contact ? (
+                    <Anchor component={Link} to={projectPath(project.id, 'contacts', message.contact.id)} size="sm" style={{ wordBreak: 'break-all' }}>
+                      {mailbox(message.from)}
+                    </Anchor>
+                  ) : (
+                    <Text size="sm">{mailbox(message.from) || message.mailFrom || '(no sender)'}</Text>
+                  ),
+              },
+              {
+                key: 'to',
+                header: 'To',
+                cell: (message) => (
+                  <Text size="sm" style={{ wordBreak: 'break-all' }}>
+                    {message.to.join(', ')}
+                  </Text>
+                ),
+              },
+              {
+                key: 'received',
+                header: 'Received',
+                cell: (message) => (
+                  <Text size="sm" style={{ whiteSpace: 'nowrap' }}>
+                    <time dateTime={message.receivedAt}>{new Date(message.receivedAt).toLocaleString()}</time>
+                  </Text>
+                ),
+              },
+            ]}
+          />
         </>
       )}
       {messages.hasNextPage && (
