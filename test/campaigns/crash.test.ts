@@ -127,7 +127,8 @@ describe('campaign delivery survives crashes and deploys (docs/decisions/sending
       const signalled = Date.now();
       const { seen, code } = await deployment.signalWorker('SIGTERM', () => relay.inFlight());
       assert.equal(code, 0, deployment.output().slice(-3000));
-      assert.ok(Date.now() - signalled < 4_000, `the worker took ${Date.now() - signalled} ms to stop`);
+      // The 2 s timeout plus the process's own teardown, which took 4.7 s on a machine running three test passes at once.
+      assert.ok(Date.now() - signalled < 8_000, `the worker took ${Date.now() - signalled} ms to stop`);
       assert.ok(seen > 0, 'hand-offs were in flight at the SIGTERM');
       const db = await deployment.openDatabase();
       try {
