@@ -48,11 +48,14 @@ describe('SEND_RATE_PER_SECOND: a per-project throttle on outgoing mail (docs/ar
     const busyMessages = await receivedFrom(busy.from, total);
     const times = busyMessages.map((m) => m.receivedAt).sort((a, b) => a - b);
     // A bucket of one second's worth, refilled at RATE per second: 4 × RATE messages need at
-    // least 3 seconds, and no second holds more than the burst plus that second's refill.
+    // least 3 seconds, and no second grants more than the burst plus that second's refill. These
+    // are arrival times, which trail the grants by a varying delay (a loaded machine with three
+    // test passes bunched them by up to a second): a second of arrivals may hold one more
+    // second's refill. Unthrottled, all 4 × RATE would arrive within one second.
     assert.ok(times.at(-1)! - times[0]! >= 2_500, `${total} messages took ${times.at(-1)! - times[0]!} ms at ${RATE}/s`);
     for (const start of times) {
       const inOneSecond = times.filter((t) => t >= start && t < start + 1_000).length;
-      assert.ok(inOneSecond <= 2 * RATE, `${inOneSecond} messages within one second at ${RATE}/s`);
+      assert.ok(inOneSecond <= 3 * RATE, `${inOneSecond} messages within one second at ${RATE}/s`);
     }
     assert.equal(new Set(busyMessages.flatMap((m) => m.envelope.to)).size, total, 'each recipient once');
     assert.ok(Math.max(...quietMessages.map((m) => m.receivedAt)) < times.at(-1)!, 'the quiet project did not wait behind the busy one');
