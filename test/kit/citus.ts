@@ -90,6 +90,22 @@ export async function prepareCitusDatabase(adminUrl: string, workers: Node[], na
   );
 }
 
+/**
+ * Drops `name` on every worker. A worker's database can still be held for a moment after the
+ * coordinator's was dropped (a session FORCE does not end: 55006 "being accessed by other users",
+ * seen with three test passes on the machine), so the drop is tried again for up to 10 s.
+ */
 export async function dropCitusDatabase(adminUrl: string, workers: Node[], name: string): Promise<void> {
-  await Promise.all(workers.map((worker) => run(nodeUrl(adminUrl, worker, 'postgres'), [`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`])));
+  await Promise.all(
+    workers.map(async (worker) => {
+      for (let attempt = 1; ; attempt++) {
+        try {
+          return await run(nodeUrl(adminUrl, worker, 'postgres'), [`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`]);
+        } catch (error) {
+          if ((error as { code?: string }).code !== '55006' || attempt >= 20) throw error;
+          await new Promise((resolve) => setTimeout(resolve, 500));
+        }
+      }
+    }),
+  );
 }
