@@ -8,7 +8,7 @@ import { waitForStatus } from '../kit/emails.ts';
 import { startTestServerWithDns, type TestServer } from '../kit/server.ts';
 
 // docs/streams.md: a transactional message's attempt starts within 5 s of acceptance however much
-// marketing mail is queued (contract §17), and campaigns keep the rest of the capacity.
+// marketing mail is queued, and campaigns keep the rest of the capacity.
 
 const CAMPAIGN_SIZE = 3_000;
 const SENDS = 20;
