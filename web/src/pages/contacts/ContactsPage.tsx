@@ -6,6 +6,7 @@ import { useCallback, useState } from 'react';
 import { Link } from 'react-router';
 import { api, call } from '../../api/client.ts';
 import { projectPath, useProject } from '../../shell/project.ts';
+import { CursorPager } from '../../ui/CursorPager.tsx';
 import { type Column, DataTable } from '../../ui/DataTable.tsx';
 import { EmptyState } from '../../ui/EmptyState.tsx';
 import { LoadError } from '../../ui/LoadError.tsx';
@@ -191,20 +192,14 @@ export function Component() {
       {rows.length > 0 && (
         <DataTable label="Contacts" rows={rows} rowKey={(c) => c.id} columns={columns} busy={contacts.isFetching} sort={sort} onSort={(by) => sortBy(by as Sort)} />
       )}
-      {contacts.data && (page > 0 || contacts.data.hasMore) && (
-        <Group justify="space-between">
-          <Button variant="default" disabled={page === 0} onClick={() => setCursors((c) => c.slice(0, -1))}>
-            Previous page
-          </Button>
-          <Text size="sm">Page {page + 1}</Text>
-          <Button
-            variant="default"
-            disabled={!contacts.data.hasMore || !contacts.data.cursor || contacts.isPlaceholderData}
-            onClick={() => setCursors((c) => [...c, contacts.data!.cursor ?? undefined])}
-          >
-            Next page
-          </Button>
-        </Group>
+      {contacts.data && (
+        <CursorPager
+          page={page}
+          hasMore={contacts.data.hasMore}
+          canGoOn={Boolean(contacts.data.cursor) && !contacts.isPlaceholderData}
+          onPrevious={() => setCursors((c) => c.slice(0, -1))}
+          onNext={() => setCursors((c) => [...c, contacts.data!.cursor ?? undefined])}
+        />
       )}
     </Stack>
   );

@@ -5,6 +5,7 @@ import { useState } from 'react';
 import { Link } from 'react-router';
 import { api, call } from '../../api/client.ts';
 import { projectPath, useProject } from '../../shell/project.ts';
+import { CursorPager } from '../../ui/CursorPager.tsx';
 import { type Column, DataTable } from '../../ui/DataTable.tsx';
 import { EmptyState } from '../../ui/EmptyState.tsx';
 import { LoadError } from '../../ui/LoadError.tsx';
@@ -116,20 +117,14 @@ export function Component() {
           <DataTable label="Suppressed addresses" rows={rows} rowKey={(s) => s.email} columns={columns} busy={list.isFetching} minWidth={640} />
         </>
       )}
-      {list.data && (page > 0 || list.data.hasMore) && (
-        <Group justify="space-between">
-          <Button variant="default" disabled={page === 0} onClick={() => setCursors((c) => c.slice(0, -1))}>
-            Previous page
-          </Button>
-          <Text size="sm">Page {page + 1}</Text>
-          <Button
-            variant="default"
-            disabled={!list.data.hasMore || !list.data.cursor || list.isPlaceholderData}
-            onClick={() => setCursors((c) => [...c, list.data!.cursor ?? undefined])}
-          >
-            Next page
-          </Button>
-        </Group>
+      {list.data && (
+        <CursorPager
+          page={page}
+          hasMore={list.data.hasMore}
+          canGoOn={Boolean(list.data.cursor) && !list.isPlaceholderData}
+          onPrevious={() => setCursors((c) => c.slice(0, -1))}
+          onNext={() => setCursors((c) => [...c, list.data!.cursor ?? undefined])}
+        />
       )}
     </Stack>
   );
