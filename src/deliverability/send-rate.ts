@@ -21,13 +21,13 @@ export class SendRate {
     private readonly perSecond: number,
   ) {}
 
-  async take(projectId: string, stream: Stream, count: number): Promise<{ now: number; laterMs: number[] }> {
+  async take(projectId: string, stream: Stream, count: number): Promise<{ now: number; laterMs: number[]; at?: number }> {
     if (this.perSecond <= 0 || count === 0) return { now: count, laterMs: [] };
     // Never the whole bucket: marketing can always take a token of a full one.
     const reserve = stream === 'marketing' ? Math.min(this.perSecond * TRANSACTIONAL_RESERVE, this.perSecond - 1) : 0;
-    const { granted, tokens } = await takeTokens(this.db, projectId, count, this.perSecond, reserve);
+    const { granted, tokens, at } = await takeTokens(this.db, projectId, count, this.perSecond, reserve);
     // The k-th deferred record may leave when the bucket holds its token above the reserve.
     const laterMs = Array.from({ length: count - granted }, (_, k) => Math.ceil(((k + 1 - (tokens - reserve)) / this.perSecond) * 1000));
-    return { now: granted, laterMs };
+    return { now: granted, laterMs, at };
   }
 }

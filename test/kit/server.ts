@@ -5,11 +5,12 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import pg from 'pg';
 import { loadConfig } from '../../src/config.ts';
-import { loadMigrations, migrate } from '../../src/db/migrate.ts';
+import { loadMigrations, type Migration, migrate } from '../../src/db/migrate.ts';
 import { openPostgres } from '../../src/db/postgres.ts';
 import { PACKAGE_ROOT } from '../../src/paths.ts';
 import { type RunningServer, startServer } from '../../src/server.ts';
 import { citusWorkers, dropCitusDatabase, prepareCitusDatabase } from './citus.ts';
+import { takePooledCitusDatabase } from './citus-pool.ts';
 import { type DnsServer, startDnsServer } from './dns.ts';
 import { copySnapshotTo, removeTree } from './pglite-snapshot.ts';
 
@@ -24,6 +25,14 @@ function databaseUrl(name: string): string {
   return url.toString();
 }
 
+/** Names databases made for one set of migrations. */
+function migrationsDigest(migrations: Migration[]): string {
+  return createHash('sha256')
+    .update(migrations.map((m) => `${m.version}:${m.checksum}`).join('\n'))
+    .digest('hex')
+    .slice(0, 16);
+}
+
 // Every test process takes this lock of the admin database while it makes the migrated template.
 const TEMPLATE_LOCK = 7_240_021;
 
@@ -31,14 +40,11 @@ const TEMPLATE_LOCK = 7_240_021;
  * On plain PostgreSQL, a database holding every migration, named after their checksums and made
  * once per set of migrations (a copy takes a fraction of the time the migrations do). The
  * servers still run `migrate()` at start-up, which finds everything applied. Citus cannot copy
- * a database with its distributed metadata, so its test databases are made and migrated each time.
+ * a database with its distributed metadata: its test databases come from a pool (./citus-pool.ts).
  */
 async function migratedTemplate(admin: pg.Client): Promise<string> {
   const migrations = loadMigrations();
-  const name = `mailroom_template_${createHash('sha256')
-    .update(migrations.map((m) => `${m.version}:${m.checksum}`).join('\n'))
-    .digest('hex')
-    .slice(0, 16)}`;
+  const name = `mailroom_template_${migrationsDigest(migrations)}`;
   await admin.query('SELECT pg_advisory_lock($1)', [TEMPLATE_LOCK]);
   try {
     if ((await admin.query('SELECT 1 FROM pg_database WHERE datname = $1', [name])).rowCount) return name;
@@ -60,12 +66,18 @@ async function migratedTemplate(admin: pg.Client): Promise<string> {
 
 /**
  * A fresh database on TEST_DATABASE_URL's server, dropped by the returned function: on plain
- * PostgreSQL a copy of the migrated template unless `empty` is asked for.
+ * PostgreSQL a copy of the migrated template, on Citus an emptied database of the pool, unless
+ * `empty` is asked for.
  */
 export async function createTestDatabase({ empty = false } = {}): Promise<{ url: string; drop: () => Promise<void> }> {
   if (!TEST_DATABASE_URL) throw new Error('TEST_DATABASE_URL is not set');
-  const name = `mailroom_test_${randomBytes(6).toString('hex')}`;
   const workers = await citusWorkers(TEST_DATABASE_URL);
+  if (workers && !empty) {
+    const migrations = loadMigrations();
+    const pooled = await takePooledCitusDatabase(TEST_DATABASE_URL, workers, migrations, migrationsDigest(migrations));
+    return { url: databaseUrl(pooled.name), drop: pooled.release };
+  }
+  const name = `mailroom_test_${randomBytes(6).toString('hex')}`;
   const admin = new pg.Client({ connectionString: TEST_DATABASE_URL });
   await admin.connect();
   try {
