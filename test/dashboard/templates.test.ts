@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import type { Page } from 'playwright-core';
 import { createProject } from '../kit/accounts.ts';
-import { assertAccessible, BROWSER_PASS, checkPhoneWidth, pageAs, screenshot, useDashboardBrowser } from '../kit/browser.ts';
+import { assertAccessible, BROWSER_PASS, checkPhoneWidth, pageAs, screenshot, useDashboardBrowser, withPageState } from '../kit/browser.ts';
 import type { DnsServer } from '../kit/dns.ts';
 import { verifiedDomain } from '../kit/domains.ts';
 import { startTestServerWithDns, type TestServer } from '../kit/server.ts';
@@ -226,6 +226,8 @@ describe('Dashboard: templates', BROWSER_PASS, () => {
       assert.match((await project.api.get(`/templates/${templateId}`)).body.subject, /^\{\{ data.company/);
       await assertAccessible(page, 'template history');
       await screenshot(page, 'template-mjml-editor');
+    } catch (error) {
+      throw await withPageState(page, error);
     } finally {
       await page.context().close();
     }
