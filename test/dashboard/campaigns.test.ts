@@ -247,6 +247,11 @@ describe('Dashboard: a segment built by mouse, and a campaign to it checked, tes
       .getByRole('table', { name: 'Recipients' })
       .getByRole('link', { name: received.map((m) => m.envelope.to[0]!).sort()[0]! })
       .waitFor();
+    // The activity over time counts the same messages once the rollup has run.
+    await page
+      .getByRole('region', { name: 'Activity over time' })
+      .getByRole('group', { name: `Sent: ${eligible}` })
+      .waitFor();
     await assertAccessible(page, 'campaign stats');
     await screenshot(page, 'campaign-stats');
     await choose(page, 'Status', 'FAILED');

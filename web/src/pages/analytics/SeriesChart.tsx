@@ -18,7 +18,7 @@ type Series = {
 const RATE_OF: Partial<Record<(typeof SERIES)[number]['name'], keyof Series['rates']>> = { delivered: 'delivery', opened: 'open', clicked: 'click', bounced: 'bounce' };
 
 /** Totals with their rates, the chart over time, and the same figures as a table for screen readers. */
-export function SeriesChart({ series }: { series: Series }) {
+export function SeriesChart({ series, title = 'Email activity' }: { series: Series; title?: string }) {
   const [tableShown, table] = useDisclosure(false);
   const data = series.data.map((point) => ({ ...point, label: series.interval === 'day' ? point.label : point.label.slice(11) }));
   return (
@@ -26,7 +26,7 @@ export function SeriesChart({ series }: { series: Series }) {
       <Stack gap="md">
         <Group justify="space-between" gap="xs">
           <Title order={2} size="h4" id="series-title">
-            Email activity
+            {title}
           </Title>
           <Text size="xs" c="dimmed">
             {series.interval === 'day' ? 'Per day' : 'Per hour'} in {series.tz}
@@ -53,7 +53,7 @@ export function SeriesChart({ series }: { series: Series }) {
             );
           })}
         </SimpleGrid>
-        <figure aria-label="Chart of the email activity over time; the same figures are in the table below it" style={{ margin: 0 }}>
+        <figure aria-label={`Chart of the ${title.toLowerCase()}; the same figures are in the table below it`} style={{ margin: 0 }}>
           <LineChart
             h={280}
             data={data}
@@ -71,7 +71,7 @@ export function SeriesChart({ series }: { series: Series }) {
         </Button>
         {tableShown && (
           <DataTable
-            label="Email activity figures"
+            label={`${title} figures`}
             minWidth={520}
             rows={series.data}
             rowKey={(point) => point.label}

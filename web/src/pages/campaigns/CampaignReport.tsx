@@ -1,6 +1,6 @@
-import { Anchor, Button, Group, NativeSelect, Paper, SimpleGrid, Stack, Text, Title } from '@mantine/core';
+import { Anchor, Group, NativeSelect, Paper, SimpleGrid, Stack, Text, Title } from '@mantine/core';
 import { keepPreviousData, useQuery } from '@tanstack/react-query';
-import { useState } from 'react';
+import { lazy, Suspense, useState } from 'react';
 import { Link } from 'react-router';
 import { api, call } from '../../api/client.ts';
 import { projectPath, useProject } from '../../shell/project.ts';
@@ -8,7 +8,11 @@ import { type Column, DataTable } from '../../ui/DataTable.tsx';
 import { LoadError } from '../../ui/LoadError.tsx';
 import { Pager } from '../../ui/Pager.tsx';
 import { StatusBadge } from '../../ui/StatusBadge.tsx';
+import { browserZone } from '../analytics/analytics.ts';
 import { type Campaign, campaignKeys, percent, type Recipient } from './campaigns.ts';
+
+// The chart library loads with the chart, not with the campaigns page.
+const SeriesChart = lazy(() => import('../analytics/SeriesChart.tsx').then((m) => ({ default: m.SeriesChart })));
 
 const PAGE_SIZE = 25;
 const RECIPIENT_STATUSES = ['QUEUED', 'SENDING', 'SENT', 'DELIVERED', 'OPENED', 'CLICKED', 'BOUNCED', 'COMPLAINED', 'FAILED', 'SUPPRESSED'] as const;
@@ -35,13 +39,15 @@ export function CampaignReport({ campaign, live }: { campaign: Campaign; live: b
   const project = useProject();
   const [status, setStatus] = useState('');
   const [page, setPage] = useState(1);
+  // Keyed by the campaign's status too: the poll stops when sending ends, and the counters are read
+  // once more as they stand then, not left at the last poll's.
   const stats = useQuery({
-    queryKey: campaignKeys.stats(project.id, campaign.id),
+    queryKey: [...campaignKeys.stats(project.id, campaign.id), campaign.status],
     queryFn: async () => (await call(api.GET('/campaigns/{id}/stats', { params: { path: { id: campaign.id } } }))).data,
     refetchInterval: live ? 2000 : false,
   });
   const recipients = useQuery({
-    queryKey: campaignKeys.recipients(project.id, campaign.id, { status, page }),
+    queryKey: campaignKeys.recipients(project.id, campaign.id, { status, page, of: campaign.status }),
     queryFn: () =>
       call(
         api.GET('/campaigns/{id}/recipients', {
@@ -51,6 +57,17 @@ export function CampaignReport({ campaign, live }: { campaign: Campaign; live: b
     placeholderData: keepPreviousData,
     refetchInterval: live ? 3000 : false,
   });
+  // The campaign's activity over time, from the hour its sending began (docs/campaigns.md).
+  const since = campaign.sentAt ? new Date(Math.floor(Date.parse(campaign.sentAt) / 3_600_000) * 3_600_000).toISOString() : undefined;
+  const tz = browserZone();
+  const activity = useQuery({
+    queryKey: [...campaignKeys.stats(project.id, campaign.id), 'activity', since, tz],
+    queryFn: () => call(api.GET('/analytics/campaign-stats', { params: { query: { campaignId: campaign.id, from: since, tz } } })),
+    enabled: since !== undefined,
+    // While sending, and until the rollup (every few seconds) has counted every message sent.
+    refetchInterval: (query) => (live || (query.state.data?.data[0]?.sent ?? 0) < (stats.data?.sentCount ?? 0) ? 5000 : false),
+  });
+  const series = activity.data?.series && activity.data.data[0] && activity.data.interval && activity.data.tz ? activity.data : undefined;
   const s = stats.data;
   const columns: Column<Recipient>[] = [
     {
@@ -89,6 +106,15 @@ export function CampaignReport({ campaign, live }: { campaign: Campaign; live: b
           <Figure label="Failed" value={s.failedCount} />
           <Figure label="Suppressed" value={s.suppressedCount} rate="not sent" />
         </SimpleGrid>
+      )}
+      {activity.isError && <LoadError error={activity.error} what="the activity over time" retry={() => activity.refetch()} />}
+      {series && (
+        <Suspense fallback={<Text c="dimmed">Loading the chart…</Text>}>
+          <SeriesChart
+            title="Activity over time"
+            series={{ interval: series.interval!, tz: series.tz!, upTo: series.upTo, totals: series.data[0]!, rates: series.data[0]!.rates, data: series.series! }}
+          />
+        </Suspense>
       )}
       <Group justify="space-between" align="flex-end">
         <Title order={2} size="h3" id="recipients-title">
