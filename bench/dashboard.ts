@@ -100,7 +100,13 @@ async function tableFirstPaint(browser: Browser, server: TestServer, project: Te
 async function campaigns(project: TestProject, dns: DnsServer) {
   const { domain } = await verifiedDomain(project, dns);
   for (let i = 1; i <= 20; i++) {
-    const res = await project.dashboard.post('/campaigns', { name: `Bench campaign ${i}`, subject: `Issue ${i}`, body: '<p>Hello</p>', from: `news@${domain}`, audienceType: 'ALL' });
+    const res = await project.dashboard.post('/campaigns', {
+      name: `Bench campaign ${i}`,
+      subject: `Issue ${i}`,
+      body: '<p>Hello</p>',
+      from: `news@${domain}`,
+      audienceType: 'ALL',
+    });
     if (res.status !== 201) throw new Error(`campaign: ${res.status} ${res.text.slice(0, 200)}`);
   }
 }
