@@ -1,6 +1,6 @@
 import type { Queryable } from '../db/index.ts';
-import type { Deps } from '../deps.ts';
 import { getDeliverability } from '../deliverability/deliverability.service.ts';
+import type { Deps } from '../deps.ts';
 import { assertSenderAllowed } from '../domains/domains.service.ts';
 import { WARMUP_WAIT } from '../domains/warmup.ts';
 import { contentOf } from '../emails/email-content.ts';

@@ -29,13 +29,7 @@ export class Pacing {
   private readonly providers: ProviderThrottle | null;
 
   /** `throttleProviders`: false when mail goes to the outbox (no receiver to defer it). */
-  constructor(
-    db: Queryable,
-    config: Pick<Config, 'sendRatePerSecond' | 'providerRate'>,
-    resolver: () => Promise<Resolver>,
-    throttleProviders: boolean,
-    clock: WarmupClock,
-  ) {
+  constructor(db: Queryable, config: Pick<Config, 'sendRatePerSecond' | 'providerRate'>, resolver: () => Promise<Resolver>, throttleProviders: boolean, clock: WarmupClock) {
     this.warmup = new Warmup(db, clock);
     this.rate = new SendRate(db, config.sendRatePerSecond);
     this.providers = throttleProviders ? new ProviderThrottle(db, new ProviderLookup(resolver), config.providerRate) : null;

@@ -29,7 +29,21 @@ export type DomainToCheck = Pick<DomainRow, 'project_id' | 'id' | 'domain' | 'se
 export type CheckOutcome = { outcome: 'pass' | 'fail' | 'unknown'; checks: RecordChecks };
 
 // The private key is deliberately absent: it is read only by findSenderKey.
-const COLUMNS = ['project_id', 'id', 'domain', 'status', 'selector', 'public_key', 'verified_at', 'last_checked_at', 'created_at', 'record_checks', 'inbound', 'warmup_enabled', 'warmup_schedule'];
+const COLUMNS = [
+  'project_id',
+  'id',
+  'domain',
+  'status',
+  'selector',
+  'public_key',
+  'verified_at',
+  'last_checked_at',
+  'created_at',
+  'record_checks',
+  'inbound',
+  'warmup_enabled',
+  'warmup_schedule',
+];
 const publicColumns = (alias?: string) => {
   const of = (column: string) => (alias ? `${alias}.${column}` : column);
   return `${COLUMNS.map(of).join(', ')}, (${of('warmup_started_on')} - DATE '1970-01-01') AS warmup_started_day`;

@@ -44,10 +44,10 @@ export const warmupBody = z.object({
     .max(90)
     .nullable()
     .optional()
-    .describe('Daily caps, the first for the first day; after the last day the domain is warmed up and nothing is capped. null: the default (200, doubling daily up to 100,000). Omitted: unchanged'),
-  startedAt: isoDate
-    .optional()
-    .describe('The UTC date of the first day of the schedule. Omitted: unchanged, or today when the warm-up had never started'),
+    .describe(
+      'Daily caps, the first for the first day; after the last day the domain is warmed up and nothing is capped. null: the default (200, doubling daily up to 100,000). Omitted: unchanged',
+    ),
+  startedAt: isoDate.optional().describe('The UTC date of the first day of the schedule. Omitted: unchanged, or today when the warm-up had never started'),
 });
 
 export const updateDomainBody = z

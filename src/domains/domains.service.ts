@@ -23,10 +23,10 @@ import {
   setDomainWarmup,
 } from './domains.queries.ts';
 import type { Domain, DomainPatch } from './domains.schemas.ts';
-import { senderDomains } from './senders.ts';
-import { DEFAULT_WARMUP_SCHEDULE, epochDayOfIso, isoDay, warmupDay } from './warmup.ts';
-import { warmupToday } from './warmup.queries.ts';
 import { bounceDomain, domainRecords, RECORD_KINDS, type RecordChecks, recordName } from './records.ts';
+import { senderDomains } from './senders.ts';
+import { warmupToday } from './warmup.queries.ts';
+import { DEFAULT_WARMUP_SCHEDULE, epochDayOfIso, isoDay, warmupDay } from './warmup.ts';
 
 const domainExists = () => new AppError('DOMAIN_EXISTS', { suggestion: 'List the project’s domains with GET /domains/project/{projectId}.' });
 const verifiedElsewhere = () => new AppError('DOMAIN_VERIFIED_ELSEWHERE', { suggestion: 'A domain can be verified in one project at a time; remove it there first.' });

@@ -12,10 +12,7 @@ export const DEFAULT_WARMUP_CEILING = 100_000;
  * The schedule offered to every domain (docs/streams.md, "Warm-up"): 200 marketing messages on the
  * first day, doubling daily up to the ceiling (10 days: 200, 400, … 51,200, 100,000), then no cap.
  */
-export const DEFAULT_WARMUP_SCHEDULE: readonly number[] = Object.freeze(
-  Array.from({ length: 10 }, (_, day) => Math.min(DEFAULT_WARMUP_CEILING, 200 * 2 ** day)),
-);
-
+export const DEFAULT_WARMUP_SCHEDULE: readonly number[] = Object.freeze(Array.from({ length: 10 }, (_, day) => Math.min(DEFAULT_WARMUP_CEILING, 200 * 2 ** day)));
 
 /** The prefix of a record's last_error while it waits for its domain's next warm-up day. */
 export const WARMUP_WAIT = 'Waiting for the warm-up of ';
