@@ -4635,11 +4635,73 @@ export interface paths {
                                 level: "insufficient_data" | "ok" | "warning" | "critical";
                                 sends: number;
                             };
+                            /** @description Marketing mail is held (AUTO_DISABLE, for its rates); transactional mail flows. An OWNER resumes it with PATCH /users/@me/projects/{id} { marketingPaused: false } */
+                            marketingPaused: boolean;
+                            marketingPausedReason: string | null;
                             /** Format: uuid */
                             projectId: string;
                             reviewedAt: string | null;
                             /** @enum {string} */
                             status: "insufficient_data" | "ok" | "warning" | "critical";
+                            /** @description The same rates per stream (docs/streams.md), counted since the upgrade that introduced them: AUTO_DISABLE pauses marketing mail for the marketing rates */
+                            streams: {
+                                marketing: {
+                                    allTime: {
+                                        bounced: number;
+                                        /** @enum {string} */
+                                        bounceLevel: "insufficient_data" | "ok" | "warning" | "critical";
+                                        bounceRate: number;
+                                        complained: number;
+                                        /** @enum {string} */
+                                        complaintLevel: "insufficient_data" | "ok" | "warning" | "critical";
+                                        complaintRate: number;
+                                        /** @enum {string} */
+                                        level: "insufficient_data" | "ok" | "warning" | "critical";
+                                        sends: number;
+                                    };
+                                    last7Days: {
+                                        bounced: number;
+                                        /** @enum {string} */
+                                        bounceLevel: "insufficient_data" | "ok" | "warning" | "critical";
+                                        bounceRate: number;
+                                        complained: number;
+                                        /** @enum {string} */
+                                        complaintLevel: "insufficient_data" | "ok" | "warning" | "critical";
+                                        complaintRate: number;
+                                        /** @enum {string} */
+                                        level: "insufficient_data" | "ok" | "warning" | "critical";
+                                        sends: number;
+                                    };
+                                };
+                                transactional: {
+                                    allTime: {
+                                        bounced: number;
+                                        /** @enum {string} */
+                                        bounceLevel: "insufficient_data" | "ok" | "warning" | "critical";
+                                        bounceRate: number;
+                                        complained: number;
+                                        /** @enum {string} */
+                                        complaintLevel: "insufficient_data" | "ok" | "warning" | "critical";
+                                        complaintRate: number;
+                                        /** @enum {string} */
+                                        level: "insufficient_data" | "ok" | "warning" | "critical";
+                                        sends: number;
+                                    };
+                                    last7Days: {
+                                        bounced: number;
+                                        /** @enum {string} */
+                                        bounceLevel: "insufficient_data" | "ok" | "warning" | "critical";
+                                        bounceRate: number;
+                                        complained: number;
+                                        /** @enum {string} */
+                                        complaintLevel: "insufficient_data" | "ok" | "warning" | "critical";
+                                        complaintRate: number;
+                                        /** @enum {string} */
+                                        level: "insufficient_data" | "ok" | "warning" | "critical";
+                                        sends: number;
+                                    };
+                                };
+                            };
                             suspensions: {
                                 at: string;
                                 reason: string | null;
@@ -6757,6 +6819,11 @@ export interface paths {
                 content: {
                     "application/json": {
                         disabled?: boolean;
+                        /**
+                         * @description OWNER only: resume marketing mail that AUTO_DISABLE paused for its rates; the sends before no longer count (docs/decisions/reputation.md)
+                         * @enum {boolean}
+                         */
+                        marketingPaused?: false;
                         name?: string;
                         /** @description OWNER only: every member must have two-factor sign-in to use the project from the dashboard */
                         requireTwoFactor?: boolean;
@@ -7334,11 +7401,73 @@ export interface paths {
                                 level: "insufficient_data" | "ok" | "warning" | "critical";
                                 sends: number;
                             };
+                            /** @description Marketing mail is held (AUTO_DISABLE, for its rates); transactional mail flows. An OWNER resumes it with PATCH /users/@me/projects/{id} { marketingPaused: false } */
+                            marketingPaused: boolean;
+                            marketingPausedReason: string | null;
                             /** Format: uuid */
                             projectId: string;
                             reviewedAt: string | null;
                             /** @enum {string} */
                             status: "insufficient_data" | "ok" | "warning" | "critical";
+                            /** @description The same rates per stream (docs/streams.md), counted since the upgrade that introduced them: AUTO_DISABLE pauses marketing mail for the marketing rates */
+                            streams: {
+                                marketing: {
+                                    allTime: {
+                                        bounced: number;
+                                        /** @enum {string} */
+                                        bounceLevel: "insufficient_data" | "ok" | "warning" | "critical";
+                                        bounceRate: number;
+                                        complained: number;
+                                        /** @enum {string} */
+                                        complaintLevel: "insufficient_data" | "ok" | "warning" | "critical";
+                                        complaintRate: number;
+                                        /** @enum {string} */
+                                        level: "insufficient_data" | "ok" | "warning" | "critical";
+                                        sends: number;
+                                    };
+                                    last7Days: {
+                                        bounced: number;
+                                        /** @enum {string} */
+                                        bounceLevel: "insufficient_data" | "ok" | "warning" | "critical";
+                                        bounceRate: number;
+                                        complained: number;
+                                        /** @enum {string} */
+                                        complaintLevel: "insufficient_data" | "ok" | "warning" | "critical";
+                                        complaintRate: number;
+                                        /** @enum {string} */
+                                        level: "insufficient_data" | "ok" | "warning" | "critical";
+                                        sends: number;
+                                    };
+                                };
+                                transactional: {
+                                    allTime: {
+                                        bounced: number;
+                                        /** @enum {string} */
+                                        bounceLevel: "insufficient_data" | "ok" | "warning" | "critical";
+                                        bounceRate: number;
+                                        complained: number;
+                                        /** @enum {string} */
+                                        complaintLevel: "insufficient_data" | "ok" | "warning" | "critical";
+                                        complaintRate: number;
+                                        /** @enum {string} */
+                                        level: "insufficient_data" | "ok" | "warning" | "critical";
+                                        sends: number;
+                                    };
+                                    last7Days: {
+                                        bounced: number;
+                                        /** @enum {string} */
+                                        bounceLevel: "insufficient_data" | "ok" | "warning" | "critical";
+                                        bounceRate: number;
+                                        complained: number;
+                                        /** @enum {string} */
+                                        complaintLevel: "insufficient_data" | "ok" | "warning" | "critical";
+                                        complaintRate: number;
+                                        /** @enum {string} */
+                                        level: "insufficient_data" | "ok" | "warning" | "critical";
+                                        sends: number;
+                                    };
+                                };
+                            };
                             suspensions: {
                                 at: string;
                                 reason: string | null;
