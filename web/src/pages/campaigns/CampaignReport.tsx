@@ -9,6 +9,7 @@ import { LoadError } from '../../ui/LoadError.tsx';
 import { Pager } from '../../ui/Pager.tsx';
 import { StatusBadge } from '../../ui/StatusBadge.tsx';
 import { type Campaign, campaignKeys, percent, type Recipient } from './campaigns.ts';
+import { useCampaignStats } from './useCampaignStats.ts';
 
 const PAGE_SIZE = 25;
 const RECIPIENT_STATUSES = ['QUEUED', 'SENDING', 'SENT', 'DELIVERED', 'OPENED', 'CLICKED', 'BOUNCED', 'COMPLAINED', 'FAILED', 'SUPPRESSED'] as const;
@@ -35,11 +36,7 @@ export function CampaignReport({ campaign, live }: { campaign: Campaign; live: b
   const project = useProject();
   const [status, setStatus] = useState('');
   const [page, setPage] = useState(1);
-  const stats = useQuery({
-    queryKey: campaignKeys.stats(project.id, campaign.id),
-    queryFn: async () => (await call(api.GET('/campaigns/{id}/stats', { params: { path: { id: campaign.id } } }))).data,
-    refetchInterval: live ? 2000 : false,
-  });
+  const stats = useCampaignStats(campaign, live);
   const recipients = useQuery({
     queryKey: campaignKeys.recipients(project.id, campaign.id, { status, page }),
     queryFn: () =>
