@@ -11,6 +11,9 @@ import { StatusBadge, type Tone } from '../../ui/StatusBadge.tsx';
 import { Section } from './Section.tsx';
 import { percent, time } from './settings.ts';
 
+// Orange titles fall short of WCAG AA contrast on the light orange background: the text colour instead.
+const READABLE_TITLE = { title: { color: 'var(--mantine-color-text)' } };
+
 type Level = 'insufficient_data' | 'ok' | 'warning' | 'critical';
 const LEVELS: Record<Level, { label: string; tone: Tone }> = {
   insufficient_data: { label: 'Too few sends', tone: 'neutral' },
@@ -77,7 +80,7 @@ export function SecuritySection() {
             </Alert>
           )}
           {s.marketingPaused && (
-            <Alert color="orange" title="Marketing mail is paused" role="alert">
+            <Alert color="orange" title="Marketing mail is paused" role="alert" styles={READABLE_TITLE}>
               <Stack gap="xs">
                 <Text size="sm">
                   {s.marketingPausedReason ?? 'Marketing mail is paused for its rates.'} Campaign messages wait in the queue; transactional mail keeps flowing. Only an owner can
