@@ -12,18 +12,18 @@ import { SendRate } from './send-rate.ts';
 export type Paced = {
   /** The records that may leave now, in the chunk's order. */
   going: EmailRow[];
-  /** The others, each with how many milliseconds until it may: back to the queue, not an attempt; `error` says why when it waits long (a warm-up). */
+  /** The others, each with how many milliseconds until it may: back to the queue, not an attempt; `error` says why when it waits long (a warm-up, a pause). */
   later: Array<{ row: EmailRow; ms: number; error?: string }>;
   /** Where the going records' answers are noted for their providers' rates (none without throttles). */
   tally: ProviderTally | null;
 };
 
 /**
- * How fast a claimed chunk may leave (docs/streams.md): marketing mail of a project whose marketing
- * is paused for its rates is held (docs/decisions/reputation.md); then the warm-up caps of the sending domains on
- * marketing mail first, then the project's SEND_RATE_PER_SECOND, then the rate of its stream towards
- * each recipient's provider. One per worker process; the state is in the database, shared by every
- * worker.
+ * How fast a claimed chunk may leave: marketing mail of a project whose marketing is paused for its
+ * rates is held (docs/decisions/reputation.md); then, in order, the warm-up caps of the sending
+ * domains on marketing mail, the project's SEND_RATE_PER_SECOND and the rate of its stream towards
+ * each recipient's provider (docs/streams.md). One per worker process; the state is in the
+ * database, shared by every worker.
  */
 export class Pacing {
   private readonly pause: MarketingPause;
