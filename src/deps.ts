@@ -36,7 +36,15 @@ export type Deps = {
   registry: Registry;
   /** This process's Prometheus metrics (docs/metrics.md): one call where an outcome is decided. */
   metrics: Metrics;
+  /**
+   * The clock of domains' warm-up days (docs/streams.md, "Warm-up"): the database's UTC date moved
+   * by `offsetSeconds`, which only tests change (to move the day on); 0 otherwise.
+   */
+  warmupClock: WarmupClock;
 };
+
+/** See Deps.warmupClock. */
+export type WarmupClock = { offsetSeconds: number };
 
 /** The sender of the server's own mail (address verification, password reset), made by src/domains/system-sender.ts. */
 export type SystemSender = {

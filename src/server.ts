@@ -56,6 +56,7 @@ export async function startServer(config: Config, log: Logger = pino({ level: co
     instance,
     registry: composeRegistry(CAPABILITIES),
     metrics: new Metrics(config, db),
+    warmupClock: { offsetSeconds: 0 },
   };
   const work = config.role !== 'api';
   let app: FastifyInstance | undefined;

@@ -122,6 +122,19 @@ export async function applyChunk(tx: Queryable, from: Date, to: Date): Promise<{
        WHERE b.name LIKE 'email.%'
        GROUP BY 1, 2, 3
        ON CONFLICT (project_id, campaign_id, bucket) DO UPDATE SET ${updates}
+     ), streams AS (
+       -- The same counts of reputation per stream (docs/decisions/reputation.md), the stream read from the record.
+       INSERT INTO stream_counts AS c (project_id, stream, bucket, attempted, bounced, complained)
+       SELECT b.project_id, m.stream, b.bucket,
+              count(*) FILTER (WHERE ${EMAIL_METRICS.attempted}),
+              count(*) FILTER (WHERE ${EMAIL_METRICS.bounced}),
+              count(*) FILTER (WHERE ${EMAIL_METRICS.complained})
+       FROM batch b
+       JOIN emails m ON m.project_id = b.project_id AND m.id = b.email_id
+       WHERE b.name IN ('email.sent', 'email.bounced', 'email.complained')
+       GROUP BY 1, 2, 3
+       ON CONFLICT (project_id, stream, bucket) DO UPDATE SET
+         attempted = c.attempted + EXCLUDED.attempted, bounced = c.bounced + EXCLUDED.bounced, complained = c.complained + EXCLUDED.complained
      ), mark AS (
        UPDATE rollup_watermarks SET watermark = $2::timestamptz WHERE name = 'events'
      )

@@ -6,6 +6,8 @@ export type AuditAction =
   | 'project.renamed'
   | 'project.disabled'
   | 'project.enabled'
+  | 'project.marketing_paused'
+  | 'project.marketing_resumed'
   | 'project.keys_rotated'
   | 'project.api_key_created'
   | 'project.api_key_revoked'

@@ -230,3 +230,16 @@ export async function findScheduledCampaigns(db: Queryable, projectId: string, u
     [projectId, until.toISOString(), limit],
   );
 }
+
+/**
+ * The campaign's records waiting for their domain's next warm-up day (docs/streams.md): QUEUED with
+ * the warm-up's note (`notePrefix`) as their last error, and the latest time one of them waits until.
+ */
+export async function findWarmupWaits(db: Queryable, projectId: string, campaignId: string, notePrefix: string): Promise<{ count: number; until: Date | string | null }> {
+  const rows = await db.query<{ count: number; until: Date | string | null }>(
+    `SELECT count(*)::int AS count, max(next_attempt_at) AS until FROM emails
+     WHERE project_id = $1 AND campaign_id = $2 AND status = 'QUEUED' AND starts_with(last_error, $3)`,
+    [projectId, campaignId, notePrefix],
+  );
+  return rows[0]!;
+}

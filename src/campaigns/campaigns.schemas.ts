@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { contactSchema } from '../contacts/contacts.schemas.ts';
+import { PROVIDERS } from '../deliverability/providers.ts';
 import { EMAIL_STATUSES } from '../emails/emails.queries.ts';
 import { offsetPage, offsetPageFields, sortFields } from '../pagination.ts';
 import { type ContentFormat, contentOut, formatFields, formatResponseFields } from '../templates/formats.ts';
@@ -185,6 +186,15 @@ export const campaignStats = z.object({
   bounceRate: z.number().describe('percent of sent'),
   openRate: z.number().describe('percent of delivered'),
   clickRate: z.number().describe('percent of delivered'),
+  warmupWaiting: z
+    .object({
+      count: z.number().int().describe("Records over their sending domain's warm-up cap for the day"),
+      until: z.string().nullable().describe('When the last of them may leave: the start of the next warm-up day (UTC)'),
+    })
+    .describe('docs/streams.md, "Warm-up": records waiting, not counted as attempts, for the next day of their domain\'s schedule'),
+  throttledProviders: z
+    .array(z.object({ provider: z.enum(PROVIDERS), ratePerSecond: z.number(), maxPerSecond: z.number() }))
+    .describe("While records are queued: receiving providers that deferred the project's marketing mail, so it reaches them more slowly (GET /deliverability)"),
 });
 export type CampaignStats = z.infer<typeof campaignStats>;
 

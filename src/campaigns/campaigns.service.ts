@@ -1,6 +1,8 @@
 import type { Queryable } from '../db/index.ts';
+import { getDeliverability } from '../deliverability/deliverability.service.ts';
 import type { Deps } from '../deps.ts';
 import { assertSenderAllowed } from '../domains/domains.service.ts';
+import { WARMUP_WAIT } from '../domains/warmup.ts';
 import { contentOf } from '../emails/email-content.ts';
 import { AppError, badRequest, type FieldError, notFound } from '../errors.ts';
 import { checkTemplateSyntax } from '../rendering/render.ts';
@@ -152,6 +154,11 @@ const percent = (part: number, whole: number) => (whole > 0 ? Math.round((part /
 /** GET /campaigns/{id}/stats: the counters, every outcome, and the usual rates (percent). */
 export async function campaignStats(deps: Deps, projectId: string, id: string): Promise<CampaignStats> {
   const row = await findCampaignOr404(deps.db, projectId, id);
+  const waiting = row.queued_count > 0;
+  const [warmup, rates] = await Promise.all([
+    waiting ? queries.findWarmupWaits(deps.db, projectId, id, WARMUP_WAIT) : { count: 0, until: null },
+    waiting ? getDeliverability(deps, projectId) : undefined,
+  ]);
   return {
     totalRecipients: row.total_recipients,
     queuedCount: row.queued_count,
@@ -167,5 +174,10 @@ export async function campaignStats(deps: Deps, projectId: string, id: string): 
     bounceRate: percent(row.bounced_count, row.sent_count),
     openRate: percent(row.opened_count, row.delivered_count),
     clickRate: percent(row.clicked_count, row.delivered_count),
+    warmupWaiting: { count: warmup.count, until: warmup.count > 0 && warmup.until ? new Date(warmup.until).toISOString() : null },
+    // Campaign mail is marketing: the providers that slow the project's marketing stream now.
+    throttledProviders: (rates?.providers ?? [])
+      .filter((rate) => rate.stream === 'marketing' && rate.throttled)
+      .map(({ provider, ratePerSecond, maxPerSecond }) => ({ provider, ratePerSecond, maxPerSecond })),
   };
 }

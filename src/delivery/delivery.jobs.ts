@@ -64,7 +64,7 @@ export function deliveryJobs(deps: Deps): JobDefinition[] {
       throw error;
     }));
   // Mail to the outbox has no receiver to defer it: no provider throttles there.
-  const pacing = new Pacing(deps.db, deps.config, resolverReady, Boolean(deps.config.smtpUrl));
+  const pacing = new Pacing(deps.db, deps.config, resolverReady, Boolean(deps.config.smtpUrl), deps.warmupClock);
   const transport = new SharedTransport(() => transportFor(deps.config));
   const handOffs = handOffsFor(deps);
   return [

@@ -134,7 +134,8 @@ async function deliverChunk(context: RunContext, chunk: EmailRow[]): Promise<voi
     // SEND_RATE_PER_SECOND and the providers' rates, shared by every worker (src/deliverability/).
     const { going, later, tally } = await context.pacing.pace(chunk);
     // Over a rate: back to the queue, spaced out, without counting as an attempt.
-    for (const { row, ms } of later) writes.push(settle({ ...refOf(row), status: 'QUEUED', error: null, retryAt: new Date(Date.now() + ms).toISOString(), refund: true }));
+    for (const { row, ms, error } of later)
+      writes.push(settle({ ...refOf(row), status: 'QUEUED', error: error ?? null, retryAt: new Date(Date.now() + ms).toISOString(), refund: true }));
     const attachments = going.length ? await loadAttachments(deps.db, going.map(refOf)) : [];
     // Read per chunk, so a changed setting applies to every message built after it (docs/decisions/sending.md).
     const tracking = await findTrackingSettings(deps.db, [...new Set(going.map((row) => row.project_id))]);

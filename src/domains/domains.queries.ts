@@ -16,6 +16,11 @@ export type DomainRow = {
   record_checks: RecordChecks | null;
   /** Inbound mail accepted at its addresses (docs/inbound.md). */
   inbound: boolean;
+  /** Warm-up (docs/streams.md): on or off, its daily caps (null: the default schedule), its first day. */
+  warmup_enabled: boolean;
+  warmup_schedule: number[] | null;
+  /** warmup_started_on as days since 1970-01-01 (a date read the same way by every driver). */
+  warmup_started_day: number | null;
 };
 
 /** What a check needs; the result of one, applied by applyCheckOutcomes. */
@@ -24,11 +29,26 @@ export type DomainToCheck = Pick<DomainRow, 'project_id' | 'id' | 'domain' | 'se
 export type CheckOutcome = { outcome: 'pass' | 'fail' | 'unknown'; checks: RecordChecks };
 
 // The private key is deliberately absent: it is read only by findSenderKey.
-const PUBLIC_COLUMNS = 'project_id, id, domain, status, selector, public_key, verified_at, last_checked_at, created_at, record_checks, inbound';
-const publicColumns = (alias: string) =>
-  PUBLIC_COLUMNS.split(', ')
-    .map((column) => `${alias}.${column}`)
-    .join(', ');
+const COLUMNS = [
+  'project_id',
+  'id',
+  'domain',
+  'status',
+  'selector',
+  'public_key',
+  'verified_at',
+  'last_checked_at',
+  'created_at',
+  'record_checks',
+  'inbound',
+  'warmup_enabled',
+  'warmup_schedule',
+];
+const publicColumns = (alias?: string) => {
+  const of = (column: string) => (alias ? `${alias}.${column}` : column);
+  return `${COLUMNS.map(of).join(', ')}, (${of('warmup_started_on')} - DATE '1970-01-01') AS warmup_started_day`;
+};
+const PUBLIC_COLUMNS = publicColumns();
 
 export async function insertDomain(db: Queryable, input: { projectId: string; domain: string; selector: string; publicKey: string; privateKey: string }): Promise<DomainRow> {
   const rows = await db.query<DomainRow>(`INSERT INTO domains (project_id, domain, selector, public_key, private_key) VALUES ($1, $2, $3, $4, $5) RETURNING ${PUBLIC_COLUMNS}`, [
@@ -74,6 +94,29 @@ export async function deleteDomain(db: Queryable, projectId: string, id: string)
 export async function setDomainInbound(db: Queryable, projectId: string, id: string, inbound: boolean): Promise<DomainRow | undefined> {
   const rows = await db.query<DomainRow>(`UPDATE domains SET inbound = $3 WHERE project_id = $1 AND id = $2 RETURNING ${PUBLIC_COLUMNS}`, [projectId, id, inbound]);
   return rows[0];
+}
+
+/**
+ * Sets a domain's warm-up (docs/streams.md): `schedule` null for the default one, `startedDay` in
+ * days since 1970-01-01. Undefined when there is no such domain.
+ */
+export async function setDomainWarmup(
+  db: Queryable,
+  projectId: string,
+  id: string,
+  warmup: { enabled: boolean; schedule: number[] | null; startedDay: number | null },
+): Promise<DomainRow | undefined> {
+  const rows = await db.query<DomainRow>(
+    `UPDATE domains SET warmup_enabled = $3, warmup_schedule = $4::int[], warmup_started_on = DATE '1970-01-01' + $5::int
+     WHERE project_id = $1 AND id = $2 RETURNING ${PUBLIC_COLUMNS}`,
+    [projectId, id, warmup.enabled, warmup.schedule, warmup.startedDay],
+  );
+  return rows[0];
+}
+
+/** The verified domains of these projects with their warm-up: what the delivery worker paces marketing mail by. */
+export async function findVerifiedDomains(db: Queryable, projectIds: string[]): Promise<DomainRow[]> {
+  return db.query<DomainRow>(`SELECT ${PUBLIC_COLUMNS} FROM domains WHERE project_id = ANY($1::uuid[]) AND status = 'verified'`, [projectIds]);
 }
 
 /**

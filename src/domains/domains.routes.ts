@@ -47,7 +47,7 @@ export const domainsRoutes: FastifyPluginAsyncZod<Deps> = async (app, deps) => {
       schema: {
         tags,
         security,
-        summary: 'Turn inbound mail on or off (verified domains only; docs/inbound.md)',
+        summary: 'Turn inbound mail on or off (verified domains only; docs/inbound.md); set the warm-up schedule of marketing mail (docs/streams.md)',
         params: domainIdParams,
         body: updateDomainBody,
         response: { 200: domainSchema },

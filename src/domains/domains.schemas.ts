@@ -30,9 +30,33 @@ export const domainNameField = z
   .overwrite((value) => normalizeDomainName(value) ?? value);
 
 export const createDomainBody = z.object({ domain: domainNameField });
-export const updateDomainBody = z.object({
-  inbound: z.boolean().describe('Receive mail at any address of this domain (its MX must point at this server: see the MX record in `records`)'),
+/** A day of the warm-up clock: an ISO date (UTC). */
+const isoDate = z
+  .string()
+  .regex(/^\d{4}-\d{2}-\d{2}$/, 'Expected a date such as 2026-11-27')
+  .refine((value) => !Number.isNaN(Date.parse(`${value}T00:00:00Z`)) && new Date(`${value}T00:00:00Z`).toISOString().startsWith(value), 'Expected a date such as 2026-11-27');
+
+export const warmupBody = z.object({
+  enabled: z.boolean().describe('Cap the MARKETING mail this domain signs per UTC day, by the schedule; transactional mail is never capped'),
+  schedule: z
+    .array(z.number().int().min(1).max(10_000_000))
+    .min(1)
+    .max(90)
+    .nullable()
+    .optional()
+    .describe(
+      'Daily caps, the first for the first day; after the last day the domain is warmed up and nothing is capped. null: the default (200, doubling daily up to 100,000). Omitted: unchanged',
+    ),
+  startedAt: isoDate.optional().describe('The UTC date of the first day of the schedule. Omitted: unchanged, or today when the warm-up had never started'),
 });
+
+export const updateDomainBody = z
+  .object({
+    inbound: z.boolean().optional().describe('Receive mail at any address of this domain (its MX must point at this server: see the MX record in `records`)'),
+    warmup: warmupBody.optional().describe('docs/streams.md, "Warm-up": daily caps on marketing mail from a new domain'),
+  })
+  .refine((body) => body.inbound !== undefined || body.warmup !== undefined, { message: 'Give inbound, warmup or both', path: ['inbound'] });
+export type DomainPatch = z.infer<typeof updateDomainBody>;
 export const domainIdParams = z.object({ id: z.uuid() });
 export const projectIdParams = z.object({ projectId: z.uuid() });
 
@@ -65,6 +89,17 @@ export const domainSchema = z.object({
   status: z.enum(['pending', 'verified']),
   records: z.array(dnsRecordSchema),
   inbound: z.boolean().describe('Inbound mail: mail to any address of the domain is received and recorded as an email.received event (docs/inbound.md); verified domains only'),
+  warmup: z
+    .object({
+      enabled: z.boolean(),
+      schedule: z.array(z.number().int()).describe("The daily caps: the domain's own, or the default offered to every domain"),
+      custom: z.boolean().describe('false: the default schedule'),
+      startedAt: z.string().nullable().describe('The UTC date of the first day'),
+      day: z.number().int().nullable().describe('The day of the schedule today (1 is the first); null while the warm-up is off'),
+      capToday: z.number().int().nullable().describe('Marketing messages this domain may sign today; null when nothing is capped (off, or past the last day)'),
+      sentToday: z.number().int().describe('Marketing messages it signed today under the cap'),
+    })
+    .describe('docs/streams.md, "Warm-up": mail over the day\'s cap waits (not an attempt) until the next UTC day'),
   verifiedAt: z.string().nullable(),
   lastCheckedAt: z.string().nullable(),
   createdAt: z.string(),

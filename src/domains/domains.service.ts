@@ -20,9 +20,13 @@ import {
   insertDomain,
   listDomains,
   setDomainInbound,
+  setDomainWarmup,
 } from './domains.queries.ts';
-import type { Domain } from './domains.schemas.ts';
+import type { Domain, DomainPatch } from './domains.schemas.ts';
 import { bounceDomain, domainRecords, RECORD_KINDS, type RecordChecks, recordName } from './records.ts';
+import { senderDomains } from './senders.ts';
+import { warmupToday } from './warmup.queries.ts';
+import { DEFAULT_WARMUP_SCHEDULE, epochDayOfIso, isoDay, warmupDay } from './warmup.ts';
 
 const domainExists = () => new AppError('DOMAIN_EXISTS', { suggestion: 'List the project’s domains with GET /domains/project/{projectId}.' });
 const verifiedElsewhere = () => new AppError('DOMAIN_VERIFIED_ELSEWHERE', { suggestion: 'A domain can be verified in one project at a time; remove it there first.' });
@@ -44,13 +48,33 @@ export async function newDkimKey(): Promise<{ selector: string; publicKey: strin
 
 const iso = (value: Date | string | null) => (value === null ? null : (value instanceof Date ? value : new Date(value)).toISOString());
 
-export function toDomain(row: DomainRow, config: Config): Domain {
+/** The warm-up day now and what each domain of the project sent of it (warmupToday). */
+type WarmupToday = { day: number; sent: Map<string, number> };
+
+function warmupOf(row: DomainRow, today: WarmupToday | undefined): Domain['warmup'] {
+  const schedule = row.warmup_schedule ?? [...DEFAULT_WARMUP_SCHEDULE];
+  const started = row.warmup_started_day;
+  const on = row.warmup_enabled && started !== null && today !== undefined;
+  const position = on ? warmupDay(schedule, started, today.day) : undefined;
+  return {
+    enabled: row.warmup_enabled,
+    schedule,
+    custom: row.warmup_schedule !== null,
+    startedAt: started === null ? null : isoDay(started),
+    day: position ? position.day : null,
+    capToday: position ? position.cap : null,
+    sentToday: (on && today.sent.get(row.id)) || 0,
+  };
+}
+
+export function toDomain(row: DomainRow, config: Config, today?: WarmupToday): Domain {
   return {
     id: row.id,
     domain: row.domain,
     status: row.status,
     records: domainRecords(row, config.spfMechanisms, bounceHostOf(config)),
     inbound: row.inbound,
+    warmup: warmupOf(row, today),
     verifiedAt: iso(row.verified_at),
     lastCheckedAt: iso(row.last_checked_at),
     createdAt: iso(row.created_at)!,
@@ -66,24 +90,31 @@ export async function createDomain(deps: Deps, projectId: string, domain: string
   return toDomain(await insertDomain(deps.db, { projectId, domain, ...key }), deps.config);
 }
 
+/** Domains as the API shows them, with where their warm-up stands today (read only when one warms up). */
+async function domainsOf(deps: Pick<Deps, 'db' | 'config' | 'warmupClock'>, projectId: string, rows: DomainRow[]): Promise<Domain[]> {
+  const today = rows.some((row) => row.warmup_enabled) ? await warmupToday(deps.db, projectId, deps.warmupClock.offsetSeconds) : undefined;
+  return rows.map((row) => toDomain(row, deps.config, today));
+}
+
 export async function getDomain(deps: Deps, projectId: string, id: string): Promise<Domain> {
   const row = await findDomain(deps.db, projectId, id);
   if (!row) throw notFound('Domain');
-  return toDomain(row, deps.config);
+  return (await domainsOf(deps, projectId, [row]))[0]!;
 }
 
 /** docs/decisions/domains.md: another project's id is a 404, not a 403: it does not reveal that it exists. */
 export async function listProjectDomains(deps: Deps, callerProjectId: string, projectId: string): Promise<Domain[]> {
   if (projectId !== callerProjectId) throw notFound('Project');
-  return (await listDomains(deps.db, projectId)).map((row) => toDomain(row, deps.config));
+  return domainsOf(deps, projectId, await listDomains(deps.db, projectId));
 }
 
 /**
- * PATCH /domains/{id} `{ inbound }` (docs/inbound.md): inbound mail can be turned on for a verified
- * domain only (409 otherwise), and off at any time. The domain's MX then appears in its records.
+ * PATCH /domains/{id} `{ inbound?, warmup? }`. Inbound mail (docs/inbound.md) can be turned on for a
+ * verified domain only (409 otherwise), and off at any time; the domain's MX then appears in its
+ * records. The warm-up (docs/streams.md) can be set on any domain: it applies once it signs mail.
  */
-export async function updateDomain(deps: Deps, projectId: string, id: string, patch: { inbound: boolean }): Promise<Domain> {
-  const row = await findDomain(deps.db, projectId, id);
+export async function updateDomain(deps: Deps, projectId: string, id: string, patch: DomainPatch): Promise<Domain> {
+  let row = await findDomain(deps.db, projectId, id);
   if (!row) throw notFound('Domain');
   if (patch.inbound && row.status !== 'verified') {
     throw new AppError('DOMAIN_NOT_VERIFIED', {
@@ -91,9 +122,18 @@ export async function updateDomain(deps: Deps, projectId: string, id: string, pa
       suggestion: 'Publish the DKIM record, check it with GET /domains/{id}/verify, then turn inbound on.',
     });
   }
-  const updated = await setDomainInbound(deps.db, projectId, id, patch.inbound);
-  if (!updated) throw notFound('Domain');
-  return toDomain(updated, deps.config);
+  if (patch.inbound !== undefined) row = await setDomainInbound(deps.db, projectId, id, patch.inbound);
+  if (row && patch.warmup) {
+    const { enabled, schedule, startedAt } = patch.warmup;
+    // A warm-up turned on for the first time starts today (on the warm-up clock).
+    const startedDay =
+      startedAt !== undefined
+        ? epochDayOfIso(startedAt)
+        : (row.warmup_started_day ?? (enabled ? (await warmupToday(deps.db, projectId, deps.warmupClock.offsetSeconds)).day : null));
+    row = await setDomainWarmup(deps.db, projectId, id, { enabled, schedule: schedule === undefined ? row.warmup_schedule : schedule, startedDay });
+  }
+  if (!row) throw notFound('Domain');
+  return (await domainsOf(deps, projectId, [row]))[0]!;
 }
 
 export async function removeDomain(deps: Deps, projectId: string, id: string): Promise<void> {
@@ -107,7 +147,7 @@ export async function verifyDomain(deps: Deps, projectId: string, id: string): P
   const result = await checkDomain(dnsFor(deps.config), row, bounceHostOf(deps.config) !== undefined);
   const [updated] = await applyCheckOutcomes(deps.db, [{ projectId, id, result }]);
   if (!updated) throw notFound('Domain'); // removed while we looked
-  return toDomain(updated, deps.config);
+  return (await domainsOf(deps, projectId, [updated]))[0]!;
 }
 
 /**
@@ -150,21 +190,6 @@ function requiredOutcome(found: TxtLookup, value: string): CheckOutcome['outcome
 
 /** The MX target of the bounce records, when this server receives bounces (SMTP_INBOUND_PORT; docs/smtp.md). */
 export const bounceHostOf = (config: Config) => (config.smtp.inboundPort === undefined ? undefined : config.smtp.hostname);
-
-/** The sender's domain and each parent domain of it, most specific first. */
-function senderDomains(fromEmail: string): string[] {
-  const at = fromEmail.lastIndexOf('@');
-  const host =
-    at === -1
-      ? ''
-      : fromEmail
-          .slice(at + 1)
-          .trim()
-          .toLowerCase()
-          .replace(/\.$/, '');
-  const labels = host.split('.').filter(Boolean);
-  return labels.slice(0, -1).map((_, i) => labels.slice(i).join('.'));
-}
 
 /**
  * docs/decisions/domains.md: a sender is allowed when its domain, or a parent domain of it, is verified in this

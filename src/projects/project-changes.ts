@@ -2,7 +2,8 @@ import { insertAuditEntry as recordAudit } from '../audit/audit.queries.ts';
 import { hasTwoFactor, type Role } from '../auth/auth.queries.ts';
 import type { Queryable } from '../db/index.ts';
 import { AppError, forbidden } from '../errors.ts';
-import { markReviewed } from '../reputation/reputation.queries.ts';
+import { markReviewed, releaseHeldMarketing, resumeMarketing } from '../reputation/reputation.queries.ts';
+import { MARKETING_PAUSED } from '../reputation/reputation.service.ts';
 import { lockProjectForChange, type Project, type ProjectChanges, updateProject } from './projects.queries.ts';
 
 /**
@@ -17,6 +18,9 @@ export async function updateProjectAudited(tx: Queryable, projectId: string, act
   const enabling = changes.disabled === false && before.disabled;
   if (enabling && before.by_service && actor.role !== 'OWNER') {
     throw forbidden('Only an OWNER can re-enable a project that was disabled for its bounce or complaint rate.');
+  }
+  if (changes.marketingPaused === false && actor.role !== 'OWNER') {
+    throw forbidden('Only an OWNER can resume marketing mail that was paused for its bounce or complaint rate.');
   }
   if (changes.requireTwoFactor !== undefined && changes.requireTwoFactor !== before.require_two_factor && actor.role !== 'OWNER') {
     throw forbidden('Only an OWNER can change whether the project requires two-factor sign-in.');
@@ -38,6 +42,11 @@ export async function updateProjectAudited(tx: Queryable, projectId: string, act
   if (enabling) {
     await audit('project.enabled', { previousReason: before.disabled_reason });
     await markReviewed(tx, projectId);
+  }
+  // Resuming is a review of the marketing stream: its held records fall due now (docs/decisions/reputation.md).
+  if (changes.marketingPaused === false && (await resumeMarketing(tx, projectId))) {
+    await audit('project.marketing_resumed', {});
+    await releaseHeldMarketing(tx, projectId, MARKETING_PAUSED);
   }
   return project;
 }

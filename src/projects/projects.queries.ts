@@ -70,7 +70,7 @@ export async function listProjectsOfUser(db: Queryable, userId: string): Promise
   return rows.map((row) => ({ ...toProject(row), role: row.role }));
 }
 
-export type ProjectChanges = { name?: string; disabled?: boolean; tracking?: Partial<TrackingSettings>; requireTwoFactor?: boolean };
+export type ProjectChanges = { name?: string; disabled?: boolean; tracking?: Partial<TrackingSettings>; requireTwoFactor?: boolean; marketingPaused?: false };
 
 /** Renames, disables and sets tracking; re-enabling clears the reason a project was disabled for. */
 export async function updateProject(db: Queryable, projectId: string, changes: ProjectChanges): Promise<Project | undefined> {

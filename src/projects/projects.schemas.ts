@@ -17,6 +17,10 @@ export const updateProjectBody = z.object({
   disabled: z.boolean().optional(),
   tracking: z.object({ opens: trackingMode.optional(), clicks: trackingMode.optional() }).optional().describe('either or both; HEADLESS mail is never tracked'),
   requireTwoFactor: z.boolean().optional().describe('OWNER only: every member must have two-factor sign-in to use the project from the dashboard'),
+  marketingPaused: z
+    .literal(false)
+    .optional()
+    .describe('OWNER only: resume marketing mail that AUTO_DISABLE paused for its rates; the sends before no longer count (docs/decisions/reputation.md)'),
 });
 
 /** docs/decisions/accounts.md: the Project record. */

@@ -3,6 +3,7 @@ import { generateKeyPair, hashKey } from '../auth/api-keys.ts';
 import { findMembership, MANAGERS, type Role } from '../auth/auth.queries.ts';
 import type { Queryable } from '../db/index.ts';
 import type { Deps } from '../deps.ts';
+import { enqueueDelivery } from '../emails/email-queue.ts';
 import { AppError, forbidden, notFound } from '../errors.ts';
 import type { ProjectContext } from '../http/auth.ts';
 import { updateProjectAudited } from './project-changes.ts';
@@ -46,11 +47,13 @@ async function changeKeysOrStatus<T>(deps: ProjectDeps, projectId: string, work:
   return result;
 }
 
-export async function changeProject(deps: ProjectDeps, projectId: string, userId: string, changes: ProjectChanges) {
+export async function changeProject(deps: ProjectDeps & Pick<Deps, 'queue'>, projectId: string, userId: string, changes: ProjectChanges) {
   const role = await requireRole(deps, projectId, userId, MANAGERS, 'change project settings');
   // The key cache also holds the name (GET /v1/whoami), so any change goes through the cache.
   const project = await changeKeysOrStatus(deps, projectId, (tx) => updateProjectAudited(tx, projectId, { id: userId, role }, changes));
   if (!project) throw notFound('Project');
+  // Resumed marketing mail is due now: a delivery run takes it.
+  if (changes.marketingPaused === false) await enqueueDelivery(deps.queue);
   return project;
 }
 

@@ -1,7 +1,8 @@
 import { listSuspensions } from '../audit/audit.queries.ts';
 import type { Deps } from '../deps.ts';
+import type { Stream } from '../emails/emails.queries.ts';
 import { notFound } from '../errors.ts';
-import { findReputationState, reputationCounts } from '../reputation/reputation.queries.ts';
+import { findReputationState, reputationCounts, streamCounts } from '../reputation/reputation.queries.ts';
 import { assess, THRESHOLDS } from '../reputation/reputation.service.ts';
 import { requireRole } from './projects.service.ts';
 
@@ -14,6 +15,8 @@ export async function projectSecurity(deps: Pick<Deps, 'db' | 'config'>, project
   if (!state) throw notFound('Project');
   const last7Days = assess(await reputationCounts(deps.db, projectId, new Date(Date.now() - 7 * DAY_MS)));
   const allTime = assess(await reputationCounts(deps.db, projectId, null));
+  const [streams7, streamsAll] = await Promise.all([streamCounts(deps.db, projectId, new Date(Date.now() - 7 * DAY_MS)), streamCounts(deps.db, projectId, null)]);
+  const streamOf = (stream: Stream) => ({ last7Days: assess(streams7[stream]), allTime: assess(streamsAll[stream]) });
   const suspensions = await listSuspensions(deps.db, projectId, 20);
   return {
     projectId,
@@ -25,6 +28,9 @@ export async function projectSecurity(deps: Pick<Deps, 'db' | 'config'>, project
     thresholds: THRESHOLDS,
     last7Days,
     allTime,
+    streams: { transactional: streamOf('transactional'), marketing: streamOf('marketing') },
+    marketingPaused: state.marketingPausedAt !== null,
+    marketingPausedReason: state.marketingPausedReason,
     suspensions: suspensions.map((row) => ({ reason: row.reason, at: new Date(row.created_at).toISOString() })),
   };
 }

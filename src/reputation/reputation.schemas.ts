@@ -23,5 +23,12 @@ export const securityResponse = z.object({
   thresholds: z.object({ minimumSends: z.number().int(), bounceRate: threshold, complaintRate: threshold }),
   last7Days: window,
   allTime: window,
+  streams: z
+    .object({ transactional: z.object({ last7Days: window, allTime: window }), marketing: z.object({ last7Days: window, allTime: window }) })
+    .describe('The same rates per stream (docs/streams.md), counted since the upgrade that introduced them: AUTO_DISABLE pauses marketing mail for the marketing rates'),
+  marketingPaused: z
+    .boolean()
+    .describe('Marketing mail is held (AUTO_DISABLE, for its rates); transactional mail flows. An OWNER resumes it with PATCH /users/@me/projects/{id} { marketingPaused: false }'),
+  marketingPausedReason: z.string().nullable(),
   suspensions: z.array(z.object({ reason: z.string().nullable(), at: z.string() })),
 });

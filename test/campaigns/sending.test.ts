@@ -95,6 +95,9 @@ describe('campaign delivery through a real SMTP sink (docs/decisions/sending.md,
       bounceRate: 25,
       openRate: 33.33,
       clickRate: 33.33,
+      // Nothing waits once every record is settled (docs/streams.md).
+      warmupWaiting: { count: 0, until: null },
+      throttledProviders: [],
     });
   });
 

@@ -68,7 +68,12 @@ describe('Dashboard: project settings', BROWSER_PASS, () => {
       // Reputation: no sends yet, thresholds as the service applies them.
       const rates = page.getByRole('table', { name: 'Rates and thresholds' });
       await rates.getByText('Too few sends').first().waitFor();
-      for (const threshold of ['5 %', '10 %', '0.1 %', '0.3 %']) await rates.getByText(threshold, { exact: true }).waitFor();
+      // The project's rates, then each stream's (docs/decisions/reputation.md), against the same thresholds.
+      for (const threshold of ['5 %', '10 %', '0.1 %', '0.3 %']) {
+        await rates.getByText(threshold, { exact: true }).first().waitFor();
+        assert.equal(await rates.getByText(threshold, { exact: true }).count(), 3, threshold);
+      }
+      await rates.getByRole('rowheader', { name: 'Bounce rate, marketing mail' }).waitFor();
 
       // The audit log lists each change, and filters by action.
       await page.reload();

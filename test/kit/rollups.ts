@@ -27,6 +27,7 @@ export async function rebuildRollups(db: Db): Promise<void> {
     await tx.query('DELETE FROM event_counts');
     await tx.query('DELETE FROM event_totals');
     await tx.query('DELETE FROM email_counts');
+    await tx.query('DELETE FROM stream_counts');
     await tx.query(`UPDATE rollup_watermarks SET watermark = '-infinity' WHERE name = 'events'`);
   });
 }

@@ -1843,7 +1843,21 @@ export interface paths {
                                 queuedCount: number;
                                 sentCount: number;
                                 suppressedCount: number;
+                                /** @description While records are queued: receiving providers that deferred the project's marketing mail, so it reaches them more slowly (GET /deliverability) */
+                                throttledProviders: {
+                                    maxPerSecond: number;
+                                    /** @enum {string} */
+                                    provider: "gmail" | "microsoft" | "yahoo" | "apple" | "other";
+                                    ratePerSecond: number;
+                                }[];
                                 totalRecipients: number;
+                                /** @description docs/streams.md, "Warm-up": records waiting, not counted as attempts, for the next day of their domain's schedule */
+                                warmupWaiting: {
+                                    /** @description Records over their sending domain's warm-up cap for the day */
+                                    count: number;
+                                    /** @description When the last of them may leave: the start of the next warm-up day (UTC) */
+                                    until: string | null;
+                                };
                             };
                             /** @enum {boolean} */
                             success: true;
@@ -3180,6 +3194,22 @@ export interface paths {
                             /** @enum {string} */
                             status: "pending" | "verified";
                             verifiedAt: string | null;
+                            /** @description docs/streams.md, "Warm-up": mail over the day's cap waits (not an attempt) until the next UTC day */
+                            warmup: {
+                                /** @description Marketing messages this domain may sign today; null when nothing is capped (off, or past the last day) */
+                                capToday: number | null;
+                                /** @description false: the default schedule */
+                                custom: boolean;
+                                /** @description The day of the schedule today (1 is the first); null while the warm-up is off */
+                                day: number | null;
+                                enabled: boolean;
+                                /** @description The daily caps: the domain's own, or the default offered to every domain */
+                                schedule: number[];
+                                /** @description Marketing messages it signed today under the cap */
+                                sentToday: number;
+                                /** @description The UTC date of the first day */
+                                startedAt: string | null;
+                            };
                         };
                     };
                 };
@@ -3246,6 +3276,22 @@ export interface paths {
                             /** @enum {string} */
                             status: "pending" | "verified";
                             verifiedAt: string | null;
+                            /** @description docs/streams.md, "Warm-up": mail over the day's cap waits (not an attempt) until the next UTC day */
+                            warmup: {
+                                /** @description Marketing messages this domain may sign today; null when nothing is capped (off, or past the last day) */
+                                capToday: number | null;
+                                /** @description false: the default schedule */
+                                custom: boolean;
+                                /** @description The day of the schedule today (1 is the first); null while the warm-up is off */
+                                day: number | null;
+                                enabled: boolean;
+                                /** @description The daily caps: the domain's own, or the default offered to every domain */
+                                schedule: number[];
+                                /** @description Marketing messages it signed today under the cap */
+                                sentToday: number;
+                                /** @description The UTC date of the first day */
+                                startedAt: string | null;
+                            };
                         };
                     };
                 };
@@ -3278,7 +3324,7 @@ export interface paths {
         };
         options?: never;
         head?: never;
-        /** Turn inbound mail on or off (verified domains only; docs/inbound.md) */
+        /** Turn inbound mail on or off (verified domains only; docs/inbound.md); set the warm-up schedule of marketing mail (docs/streams.md) */
         patch: {
             parameters: {
                 query?: never;
@@ -3292,7 +3338,16 @@ export interface paths {
                 content: {
                     "application/json": {
                         /** @description Receive mail at any address of this domain (its MX must point at this server: see the MX record in `records`) */
-                        inbound: boolean;
+                        inbound?: boolean;
+                        /** @description docs/streams.md, "Warm-up": daily caps on marketing mail from a new domain */
+                        warmup?: {
+                            /** @description Cap the MARKETING mail this domain signs per UTC day, by the schedule; transactional mail is never capped */
+                            enabled: boolean;
+                            /** @description Daily caps, the first for the first day; after the last day the domain is warmed up and nothing is capped. null: the default (200, doubling daily up to 100,000). Omitted: unchanged */
+                            schedule?: number[] | null;
+                            /** @description The UTC date of the first day of the schedule. Omitted: unchanged, or today when the warm-up had never started */
+                            startedAt?: string;
+                        };
                     };
                 };
             };
@@ -3333,6 +3388,22 @@ export interface paths {
                             /** @enum {string} */
                             status: "pending" | "verified";
                             verifiedAt: string | null;
+                            /** @description docs/streams.md, "Warm-up": mail over the day's cap waits (not an attempt) until the next UTC day */
+                            warmup: {
+                                /** @description Marketing messages this domain may sign today; null when nothing is capped (off, or past the last day) */
+                                capToday: number | null;
+                                /** @description false: the default schedule */
+                                custom: boolean;
+                                /** @description The day of the schedule today (1 is the first); null while the warm-up is off */
+                                day: number | null;
+                                enabled: boolean;
+                                /** @description The daily caps: the domain's own, or the default offered to every domain */
+                                schedule: number[];
+                                /** @description Marketing messages it signed today under the cap */
+                                sentToday: number;
+                                /** @description The UTC date of the first day */
+                                startedAt: string | null;
+                            };
                         };
                     };
                 };
@@ -3395,6 +3466,22 @@ export interface paths {
                             /** @enum {string} */
                             status: "pending" | "verified";
                             verifiedAt: string | null;
+                            /** @description docs/streams.md, "Warm-up": mail over the day's cap waits (not an attempt) until the next UTC day */
+                            warmup: {
+                                /** @description Marketing messages this domain may sign today; null when nothing is capped (off, or past the last day) */
+                                capToday: number | null;
+                                /** @description false: the default schedule */
+                                custom: boolean;
+                                /** @description The day of the schedule today (1 is the first); null while the warm-up is off */
+                                day: number | null;
+                                enabled: boolean;
+                                /** @description The daily caps: the domain's own, or the default offered to every domain */
+                                schedule: number[];
+                                /** @description Marketing messages it signed today under the cap */
+                                sentToday: number;
+                                /** @description The UTC date of the first day */
+                                startedAt: string | null;
+                            };
                         };
                     };
                 };
@@ -3464,6 +3551,22 @@ export interface paths {
                                 /** @enum {string} */
                                 status: "pending" | "verified";
                                 verifiedAt: string | null;
+                                /** @description docs/streams.md, "Warm-up": mail over the day's cap waits (not an attempt) until the next UTC day */
+                                warmup: {
+                                    /** @description Marketing messages this domain may sign today; null when nothing is capped (off, or past the last day) */
+                                    capToday: number | null;
+                                    /** @description false: the default schedule */
+                                    custom: boolean;
+                                    /** @description The day of the schedule today (1 is the first); null while the warm-up is off */
+                                    day: number | null;
+                                    enabled: boolean;
+                                    /** @description The daily caps: the domain's own, or the default offered to every domain */
+                                    schedule: number[];
+                                    /** @description Marketing messages it signed today under the cap */
+                                    sentToday: number;
+                                    /** @description The UTC date of the first day */
+                                    startedAt: string | null;
+                                };
                             }[];
                         };
                     };
@@ -4532,11 +4635,73 @@ export interface paths {
                                 level: "insufficient_data" | "ok" | "warning" | "critical";
                                 sends: number;
                             };
+                            /** @description Marketing mail is held (AUTO_DISABLE, for its rates); transactional mail flows. An OWNER resumes it with PATCH /users/@me/projects/{id} { marketingPaused: false } */
+                            marketingPaused: boolean;
+                            marketingPausedReason: string | null;
                             /** Format: uuid */
                             projectId: string;
                             reviewedAt: string | null;
                             /** @enum {string} */
                             status: "insufficient_data" | "ok" | "warning" | "critical";
+                            /** @description The same rates per stream (docs/streams.md), counted since the upgrade that introduced them: AUTO_DISABLE pauses marketing mail for the marketing rates */
+                            streams: {
+                                marketing: {
+                                    allTime: {
+                                        bounced: number;
+                                        /** @enum {string} */
+                                        bounceLevel: "insufficient_data" | "ok" | "warning" | "critical";
+                                        bounceRate: number;
+                                        complained: number;
+                                        /** @enum {string} */
+                                        complaintLevel: "insufficient_data" | "ok" | "warning" | "critical";
+                                        complaintRate: number;
+                                        /** @enum {string} */
+                                        level: "insufficient_data" | "ok" | "warning" | "critical";
+                                        sends: number;
+                                    };
+                                    last7Days: {
+                                        bounced: number;
+                                        /** @enum {string} */
+                                        bounceLevel: "insufficient_data" | "ok" | "warning" | "critical";
+                                        bounceRate: number;
+                                        complained: number;
+                                        /** @enum {string} */
+                                        complaintLevel: "insufficient_data" | "ok" | "warning" | "critical";
+                                        complaintRate: number;
+                                        /** @enum {string} */
+                                        level: "insufficient_data" | "ok" | "warning" | "critical";
+                                        sends: number;
+                                    };
+                                };
+                                transactional: {
+                                    allTime: {
+                                        bounced: number;
+                                        /** @enum {string} */
+                                        bounceLevel: "insufficient_data" | "ok" | "warning" | "critical";
+                                        bounceRate: number;
+                                        complained: number;
+                                        /** @enum {string} */
+                                        complaintLevel: "insufficient_data" | "ok" | "warning" | "critical";
+                                        complaintRate: number;
+                                        /** @enum {string} */
+                                        level: "insufficient_data" | "ok" | "warning" | "critical";
+                                        sends: number;
+                                    };
+                                    last7Days: {
+                                        bounced: number;
+                                        /** @enum {string} */
+                                        bounceLevel: "insufficient_data" | "ok" | "warning" | "critical";
+                                        bounceRate: number;
+                                        complained: number;
+                                        /** @enum {string} */
+                                        complaintLevel: "insufficient_data" | "ok" | "warning" | "critical";
+                                        complaintRate: number;
+                                        /** @enum {string} */
+                                        level: "insufficient_data" | "ok" | "warning" | "critical";
+                                        sends: number;
+                                    };
+                                };
+                            };
                             suspensions: {
                                 at: string;
                                 reason: string | null;
@@ -6654,6 +6819,11 @@ export interface paths {
                 content: {
                     "application/json": {
                         disabled?: boolean;
+                        /**
+                         * @description OWNER only: resume marketing mail that AUTO_DISABLE paused for its rates; the sends before no longer count (docs/decisions/reputation.md)
+                         * @enum {boolean}
+                         */
+                        marketingPaused?: false;
                         name?: string;
                         /** @description OWNER only: every member must have two-factor sign-in to use the project from the dashboard */
                         requireTwoFactor?: boolean;
@@ -7231,11 +7401,73 @@ export interface paths {
                                 level: "insufficient_data" | "ok" | "warning" | "critical";
                                 sends: number;
                             };
+                            /** @description Marketing mail is held (AUTO_DISABLE, for its rates); transactional mail flows. An OWNER resumes it with PATCH /users/@me/projects/{id} { marketingPaused: false } */
+                            marketingPaused: boolean;
+                            marketingPausedReason: string | null;
                             /** Format: uuid */
                             projectId: string;
                             reviewedAt: string | null;
                             /** @enum {string} */
                             status: "insufficient_data" | "ok" | "warning" | "critical";
+                            /** @description The same rates per stream (docs/streams.md), counted since the upgrade that introduced them: AUTO_DISABLE pauses marketing mail for the marketing rates */
+                            streams: {
+                                marketing: {
+                                    allTime: {
+                                        bounced: number;
+                                        /** @enum {string} */
+                                        bounceLevel: "insufficient_data" | "ok" | "warning" | "critical";
+                                        bounceRate: number;
+                                        complained: number;
+                                        /** @enum {string} */
+                                        complaintLevel: "insufficient_data" | "ok" | "warning" | "critical";
+                                        complaintRate: number;
+                                        /** @enum {string} */
+                                        level: "insufficient_data" | "ok" | "warning" | "critical";
+                                        sends: number;
+                                    };
+                                    last7Days: {
+                                        bounced: number;
+                                        /** @enum {string} */
+                                        bounceLevel: "insufficient_data" | "ok" | "warning" | "critical";
+                                        bounceRate: number;
+                                        complained: number;
+                                        /** @enum {string} */
+                                        complaintLevel: "insufficient_data" | "ok" | "warning" | "critical";
+                                        complaintRate: number;
+                                        /** @enum {string} */
+                                        level: "insufficient_data" | "ok" | "warning" | "critical";
+                                        sends: number;
+                                    };
+                                };
+                                transactional: {
+                                    allTime: {
+                                        bounced: number;
+                                        /** @enum {string} */
+                                        bounceLevel: "insufficient_data" | "ok" | "warning" | "critical";
+                                        bounceRate: number;
+                                        complained: number;
+                                        /** @enum {string} */
+                                        complaintLevel: "insufficient_data" | "ok" | "warning" | "critical";
+                                        complaintRate: number;
+                                        /** @enum {string} */
+                                        level: "insufficient_data" | "ok" | "warning" | "critical";
+                                        sends: number;
+                                    };
+                                    last7Days: {
+                                        bounced: number;
+                                        /** @enum {string} */
+                                        bounceLevel: "insufficient_data" | "ok" | "warning" | "critical";
+                                        bounceRate: number;
+                                        complained: number;
+                                        /** @enum {string} */
+                                        complaintLevel: "insufficient_data" | "ok" | "warning" | "critical";
+                                        complaintRate: number;
+                                        /** @enum {string} */
+                                        level: "insufficient_data" | "ok" | "warning" | "critical";
+                                        sends: number;
+                                    };
+                                };
+                            };
                             suspensions: {
                                 at: string;
                                 reason: string | null;

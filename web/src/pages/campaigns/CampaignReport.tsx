@@ -10,6 +10,7 @@ import { Pager } from '../../ui/Pager.tsx';
 import { StatusBadge } from '../../ui/StatusBadge.tsx';
 import { browserZone } from '../analytics/analytics.ts';
 import { type Campaign, campaignKeys, percent, type Recipient } from './campaigns.ts';
+import { useCampaignStats } from './useCampaignStats.ts';
 
 // The chart library loads with the chart, not with the campaigns page.
 const SeriesChart = lazy(() => import('../analytics/SeriesChart.tsx').then((m) => ({ default: m.SeriesChart })));
@@ -39,13 +40,7 @@ export function CampaignReport({ campaign, live }: { campaign: Campaign; live: b
   const project = useProject();
   const [status, setStatus] = useState('');
   const [page, setPage] = useState(1);
-  // Keyed by the campaign's status too: the poll stops when sending ends, and the counters are read
-  // once more as they stand then, not left at the last poll's.
-  const stats = useQuery({
-    queryKey: [...campaignKeys.stats(project.id, campaign.id), campaign.status],
-    queryFn: async () => (await call(api.GET('/campaigns/{id}/stats', { params: { path: { id: campaign.id } } }))).data,
-    refetchInterval: live ? 2000 : false,
-  });
+  const stats = useCampaignStats(campaign, live);
   const recipients = useQuery({
     queryKey: campaignKeys.recipients(project.id, campaign.id, { status, page, of: campaign.status }),
     queryFn: () =>

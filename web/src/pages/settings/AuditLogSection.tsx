@@ -24,6 +24,8 @@ const ACTIONS: Record<string, string> = {
   'project.two_factor_requirement_changed': 'Two-factor requirement changed',
   'project.disabled': 'Project disabled',
   'project.enabled': 'Project enabled',
+  'project.marketing_paused': 'Marketing mail paused',
+  'project.marketing_resumed': 'Marketing mail resumed',
   'project.reset': 'Project reset',
   'billing.limits_changed': 'Billing limits changed',
   'suppression.added': 'Address suppressed',

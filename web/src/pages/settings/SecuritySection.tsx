@@ -1,14 +1,18 @@
-import { Alert, Group, List, Text } from '@mantine/core';
-import { useQuery } from '@tanstack/react-query';
+import { Alert, Button, Group, List, Stack, Text } from '@mantine/core';
+import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import type { ReactNode } from 'react';
 import { api, call } from '../../api/client.ts';
 import { useProject } from '../../shell/project.ts';
 import { type Column, DataTable } from '../../ui/DataTable.tsx';
+import { ErrorMessage } from '../../ui/ErrorMessage.tsx';
 import { LoadError } from '../../ui/LoadError.tsx';
 import { Loading } from '../../ui/Loading.tsx';
 import { StatusBadge, type Tone } from '../../ui/StatusBadge.tsx';
 import { Section } from './Section.tsx';
 import { percent, time } from './settings.ts';
+
+// Orange titles fall short of WCAG AA contrast on the light orange background: the text colour instead.
+const READABLE_TITLE = { title: { color: 'var(--mantine-color-text)' } };
 
 type Level = 'insufficient_data' | 'ok' | 'warning' | 'critical';
 const LEVELS: Record<Level, { label: string; tone: Tone }> = {
@@ -43,6 +47,11 @@ export function SecuritySection() {
     queryKey: ['security', project.id],
     queryFn: () => call(api.GET('/projects/{id}/security', { params: { path: { id: project.id } } })),
   });
+  const queryClient = useQueryClient();
+  const resume = useMutation({
+    mutationFn: () => call(api.PATCH('/users/@me/projects/{id}', { params: { path: { id: project.id } }, body: { marketingPaused: false } })),
+    onSuccess: () => queryClient.invalidateQueries({ queryKey: ['security', project.id] }),
+  });
   const s = security.data;
   return (
     <Section
@@ -68,6 +77,22 @@ export function SecuritySection() {
           {s.disabled && (
             <Alert color="red" title="Sending is suspended" role="alert">
               {s.disabledReason ?? 'This project is disabled.'} Only an owner can enable it again, after fixing the cause.
+            </Alert>
+          )}
+          {s.marketingPaused && (
+            <Alert color="orange" title="Marketing mail is paused" role="alert" styles={READABLE_TITLE}>
+              <Stack gap="xs">
+                <Text size="sm">
+                  {s.marketingPausedReason ?? 'Marketing mail is paused for its rates.'} Campaign messages wait in the queue; transactional mail keeps flowing. Only an owner can
+                  resume it, after fixing the cause.
+                </Text>
+                <ErrorMessage error={resume.error} />
+                <Group>
+                  <Button size="xs" variant="default" loading={resume.isPending} onClick={() => resume.mutate()}>
+                    Resume marketing mail
+                  </Button>
+                </Group>
+              </Stack>
             </Alert>
           )}
           <DataTable
@@ -97,6 +122,33 @@ export function SecuritySection() {
                 warning: percent(s.thresholds.complaintRate.warning),
                 critical: percent(s.thresholds.complaintRate.critical),
               },
+              // The same rates per stream: marketing mail is paused first (docs/decisions/reputation.md).
+              ...(['marketing', 'transactional'] as const).flatMap((stream) => {
+                const { last7Days, allTime } = s.streams[stream];
+                return [
+                  {
+                    measure: `Emails sent, ${stream} mail`,
+                    last7: last7Days.sends.toLocaleString(),
+                    allTime: allTime.sends.toLocaleString(),
+                    warning: '',
+                    critical: '',
+                  },
+                  {
+                    measure: `Bounce rate, ${stream} mail`,
+                    last7: <Rate rate={last7Days.bounceRate} level={last7Days.bounceLevel} />,
+                    allTime: <Rate rate={allTime.bounceRate} level={allTime.bounceLevel} />,
+                    warning: percent(s.thresholds.bounceRate.warning),
+                    critical: percent(s.thresholds.bounceRate.critical),
+                  },
+                  {
+                    measure: `Complaint rate, ${stream} mail`,
+                    last7: <Rate rate={last7Days.complaintRate} level={last7Days.complaintLevel} />,
+                    allTime: <Rate rate={allTime.complaintRate} level={allTime.complaintLevel} />,
+                    warning: percent(s.thresholds.complaintRate.warning),
+                    critical: percent(s.thresholds.complaintRate.critical),
+                  },
+                ];
+              }),
             ]}
           />
           {s.suspensions.length > 0 && (
