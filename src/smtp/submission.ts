@@ -7,7 +7,7 @@ import { AppError } from '../errors.ts';
 import { MAX_RECIPIENTS } from '../send/send.schemas.ts';
 import { isLoopback, type ProjectMessageRate, smtpError } from './limits.ts';
 import { readMessage } from './message.ts';
-import { submitMessage } from './submission.service.ts';
+import type { SubmissionWriter } from './submission-writer.ts';
 
 /** What a session holds once it authenticated: the project of the secret key, and the sender domains a named key is limited to. */
 type SubmissionUser = { projectId: string; senderDomains: string[] };
@@ -22,7 +22,7 @@ const NAMED_IDS = 10;
  * FROM on a verified domain, up to MAX_RECIPIENTS RCPT, and DATA written as a /v1/send whose 250
  * comes after the commit and names the email records.
  */
-export function submissionHandlers(deps: Deps, rate: ProjectMessageRate): Pick<SMTPServerOptions, 'onAuth' | 'onMailFrom' | 'onRcptTo' | 'onData'> {
+export function submissionHandlers(deps: Deps, rate: ProjectMessageRate, writer: SubmissionWriter): Pick<SMTPServerOptions, 'onAuth' | 'onMailFrom' | 'onRcptTo' | 'onData'> {
   const { smtp } = deps.config;
   return {
     onAuth(auth: SMTPServerAuthentication, session: SMTPServerSession, done: (error: Error | null | undefined, response?: SMTPServerAuthenticationResponse) => void) {
@@ -75,7 +75,7 @@ export function submissionHandlers(deps: Deps, rate: ProjectMessageRate): Pick<S
         async (raw) => {
           if (!raw.ok) return done(raw.error);
           try {
-            const submitted = await submitMessage(deps, {
+            const submitted = await writer.submit({
               projectId: projectOf(session),
               mailFrom: (session.envelope.mailFrom as { address: string }).address,
               recipients: [...new Set(session.envelope.rcptTo.map((rcpt) => rcpt.address.toLowerCase()))],
