@@ -26,6 +26,7 @@ export async function parseSubmission(submission: Submission): Promise<ParsedSub
   const parsed = await simpleParser(submission.raw, { skipImageLinks: true, skipTextLinks: true });
   const from = firstAddress(parsed.from) ?? { address: submission.mailFrom, name: '' };
   const names = new Map([...addresses(parsed.to), ...addresses(parsed.cc)].map((a) => [a.address.toLowerCase(), a.name]));
+  const id = randomUUID();
   const prepared: PreparedSend = {
     projectId: submission.projectId,
     input: { to: submission.recipients.map((email) => ({ email, ...(names.get(email) ? { name: names.get(email)! } : {}) })) },
@@ -39,9 +40,10 @@ export async function parseSubmission(submission: Submission): Promise<ParsedSub
     },
     changes: NO_DATA_CHANGES,
     attachments: { items: [], bytes: 0 },
+    submissionId: id,
   };
   const clientMessageId = parsed.messageId ? parsed.messageId.trim().slice(0, 998) : null;
-  return { projectId: submission.projectId, id: randomUUID(), clientMessageId, raw: submission.raw, prepared };
+  return { projectId: submission.projectId, id, clientMessageId, raw: submission.raw, prepared };
 }
 
 /**
