@@ -33,7 +33,7 @@ export function InboundSwitch({ domain }: { domain: Domain }) {
       />
       {refusal?.code === 'DOMAIN_NOT_VERIFIED' ? (
         <Text c="red.8" size="sm" role="alert">
-          Only a verified domain can receive mail. Publish its DKIM record below, press "Check now", then turn this on.
+          Only a verified domain can receive mail. Publish its DKIM record above, press "Check now", then turn this on.
         </Text>
       ) : (
         <ErrorMessage error={toggle.error} />
