@@ -22,8 +22,9 @@ const RECORD_COLUMNS = [
   ['content_type', 'text'],
   ['message_id', 'text'],
   ['last_error', 'text'],
+  ['submission_id', 'uuid'],
 ] as const satisfies ReadonlyArray<readonly [keyof NewEmail, string]>;
-// Records per statement: 19 parameters each, well under PostgreSQL's 65,535.
+// Records per statement: 20 parameters each, well under PostgreSQL's 65,535.
 const RECORDS_PER_INSERT = 1_000;
 
 /**

@@ -33,6 +33,8 @@ export type EmailRecordInput = {
   subscribed: boolean | null;
   /** Applied to the rendered subject (a test's `[Test]` prefix). */
   subject?: (rendered: string) => string;
+  /** The SMTP submission whose MIME the record sends instead of its rendered content (docs/smtp.md). */
+  submissionId?: string;
 };
 
 /**
@@ -74,6 +76,7 @@ export function buildEmailRecord(config: Config, input: EmailRecordInput): { rec
     content_type: content.contentType,
     message_id: `<${id}@${input.domainName}>`,
     last_error: reason && SUPPRESSION_REASONS[reason],
+    submission_id: input.submissionId ?? null,
   };
   const event = reason && input.contactId ? suppressedEvent({ id, contactId: input.contactId, reason, source }) : null;
   return { record, rendered, event };

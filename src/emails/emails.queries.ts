@@ -73,6 +73,8 @@ export type NewEmail = {
   content_type: ContentType;
   message_id: string;
   last_error: string | null;
+  /** The SMTP submission whose MIME it sends as it is (src/smtp/); null for the rest. */
+  submission_id: string | null;
 };
 
 /** The lower-cased addresses among `emails` on the project's suppression list. */

@@ -24,6 +24,8 @@ export type PreparedSend = {
   content: SendContent;
   changes: DataChanges;
   attachments: { items: NewAttachment[]; bytes: number };
+  /** An SMTP submission's: its records send the client's MIME (docs/smtp.md). */
+  submissionId?: string;
 };
 
 export const invalid = (errors: FieldError[]) => new AppError('VALIDATION_ERROR', { errors });

@@ -119,6 +119,7 @@ function makeRecords(deps: Deps, send: AllowedSend, contacts: UpsertedContact[],
       renderFor: { id: contact.id, email: contact.email, data: { ...contact.data, ...changes.oneOff } },
       suppressed: suppressed.has(`${projectId} ${contact.email}`),
       subscribed: contact.subscribed,
+      submissionId: send.submissionId,
     });
     const messageBytes = Buffer.byteLength(rendered.html) + Buffer.byteLength(rendered.text) + Math.ceil((attachments.bytes * 4) / 3);
     if (messageBytes > MAX_MESSAGE_BYTES) {

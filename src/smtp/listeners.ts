@@ -4,6 +4,7 @@ import type { Deps } from '../deps.ts';
 import { inboundHandlers } from './inbound.ts';
 import { ConnectionsPerAddress, ProjectMessageRate, smtpError } from './limits.ts';
 import { submissionHandlers } from './submission.ts';
+import { SubmissionWriter } from './submission-writer.ts';
 
 /** Connections one client address may hold open on one listener. */
 export const MAX_CONNECTIONS_PER_ADDRESS = 20;
@@ -29,6 +30,7 @@ export async function startSmtpListeners(deps: Deps): Promise<SmtpListeners> {
   const { smtp } = deps.config;
   const servers: Array<{ name: keyof SmtpListeners['ports']; server: SMTPServer }> = [];
   const rate = new ProjectMessageRate(deps.config.rateLimitPerMinute);
+  const writer = new SubmissionWriter(deps);
   const submission = (secure: boolean): SMTPServerOptions => ({
     ...common(deps),
     secure,
@@ -37,7 +39,7 @@ export async function startSmtpListeners(deps: Deps): Promise<SmtpListeners> {
     allowInsecureAuth: !smtp.tls || smtp.allowInsecureAuth,
     disabledCommands: smtp.tls ? [] : ['STARTTLS'],
     authMethods: ['PLAIN', 'LOGIN'],
-    ...submissionHandlers(deps, rate),
+    ...submissionHandlers(deps, rate, writer),
   });
   if (smtp.submissionPort !== undefined) servers.push({ name: 'submission', server: new SMTPServer(submission(false)) });
   if (smtp.submissionsPort !== undefined && smtp.tls) servers.push({ name: 'submissions', server: new SMTPServer(submission(true)) });

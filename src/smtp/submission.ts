@@ -7,22 +7,30 @@ import { AppError } from '../errors.ts';
 import { MAX_RECIPIENTS } from '../send/send.schemas.ts';
 import { isLoopback, type ProjectMessageRate, smtpError } from './limits.ts';
 import { readMessage } from './message.ts';
-import { submitMessage } from './submission.service.ts';
+import type { SubmissionWriter } from './submission-writer.ts';
 
-/** What a session holds once it authenticated: the project of the secret key, and the sender domains a named key is limited to. */
-type SubmissionUser = { projectId: string; senderDomains: string[] };
+/**
+ * What a session holds once it authenticated: the project of the secret key, the sender domains a
+ * named key is limited to, and the MAIL FROM domains found verified, each until when it is trusted.
+ */
+type SubmissionUser = { projectId: string; senderDomains: string[]; verifiedSenders: Map<string, number> };
 const userOf = (session: SMTPServerSession) => session.user as unknown as SubmissionUser;
 const projectOf = (session: SMTPServerSession) => userOf(session).projectId;
 
 /** Record ids named in a 250 reply at most (a reply line stays under 512 octets, RFC 5321 §4.5.3.1.5). */
 const NAMED_IDS = 10;
+/**
+ * How long a connection trusts a MAIL FROM domain it found verified: an app sends message after
+ * message from one address, and each message's From is checked again in its own transaction.
+ */
+const VERIFIED_SENDER_TTL_MS = 60_000;
 
 /**
  * The handlers of the submission listeners (docs/smtp.md): AUTH with a project's secret key, MAIL
  * FROM on a verified domain, up to MAX_RECIPIENTS RCPT, and DATA written as a /v1/send whose 250
  * comes after the commit and names the email records.
  */
-export function submissionHandlers(deps: Deps, rate: ProjectMessageRate): Pick<SMTPServerOptions, 'onAuth' | 'onMailFrom' | 'onRcptTo' | 'onData'> {
+export function submissionHandlers(deps: Deps, rate: ProjectMessageRate, writer: SubmissionWriter): Pick<SMTPServerOptions, 'onAuth' | 'onMailFrom' | 'onRcptTo' | 'onData'> {
   const { smtp } = deps.config;
   return {
     onAuth(auth: SMTPServerAuthentication, session: SMTPServerSession, done: (error: Error | null | undefined, response?: SMTPServerAuthenticationResponse) => void) {
@@ -35,7 +43,7 @@ export function submissionHandlers(deps: Deps, rate: ProjectMessageRate): Pick<S
         (key) => {
           if (key?.keyType !== 'secret') return done(smtpError(535, "5.7.8 Authentication credentials invalid: the password is the project's secret key (sk_...)"));
           if (key.disabled) return done(smtpError(535, `5.7.8 This project is disabled${key.disabledReason ? `: ${key.disabledReason}` : ''}`));
-          const user: SubmissionUser = { projectId: key.projectId, senderDomains: key.senderDomains ?? [] };
+          const user: SubmissionUser = { projectId: key.projectId, senderDomains: key.senderDomains ?? [], verifiedSenders: new Map() };
           done(null, { user: user as never });
         },
         (error: Error) => done(temporaryFailure(deps, error)),
@@ -49,16 +57,18 @@ export function submissionHandlers(deps: Deps, rate: ProjectMessageRate): Pick<S
       if (!address.address) return done(smtpError(550, '5.7.1 The sender must be an address on a verified domain of the project'));
       if (!keyMaySendFrom(userOf(session).senderDomains, address.address))
         return done(smtpError(550, `5.7.1 This key may send only from ${userOf(session).senderDomains.join(', ')}: use another key or sender`));
+      const domain = domainOf(address.address);
+      const verified = userOf(session).verifiedSenders;
+      if ((verified.get(domain) ?? 0) > Date.now()) return done();
       signingDomainsFor(deps.db, [{ projectId, fromEmail: address.address }]).then(
-        ([domain]) =>
-          domain
-            ? done()
-            : done(
-                smtpError(
-                  550,
-                  `5.7.1 The sender domain ${domainOf(address.address)} is not verified in this project: add it under Domains and publish its DNS records, or send from a verified domain`,
-                ),
-              ),
+        ([signing]) => {
+          if (!signing)
+            return done(
+              smtpError(550, `5.7.1 The sender domain ${domain} is not verified in this project: add it under Domains and publish its DNS records, or send from a verified domain`),
+            );
+          verified.set(domain, Date.now() + VERIFIED_SENDER_TTL_MS);
+          done();
+        },
         (error: Error) => done(temporaryFailure(deps, error)),
       );
     },
@@ -75,7 +85,7 @@ export function submissionHandlers(deps: Deps, rate: ProjectMessageRate): Pick<S
         async (raw) => {
           if (!raw.ok) return done(raw.error);
           try {
-            const submitted = await submitMessage(deps, {
+            const submitted = await writer.submit({
               projectId: projectOf(session),
               mailFrom: (session.envelope.mailFrom as { address: string }).address,
               recipients: [...new Set(session.envelope.rcptTo.map((rcpt) => rcpt.address.toLowerCase()))],

@@ -240,6 +240,34 @@ describe('SMTP submission: apps send through the /v1/send pipeline (docs/smtp.md
     const [arrived] = await sink.waitForMessages(1, 30_000).then(() => waitFor(() => sink.messages.filter((m) => m.envelope.to[0] === to)));
     assert.equal(arrived!.parsed.messageId, message.messageId);
   });
+
+  test('the same Message-ID again after IDEMPOTENCY_TTL_HOURS is a new message: 250 Queued with a new record, and a copy within the TTL of that one is not', async () => {
+    const { project, from } = await projectWithSender(server.url, dns);
+    const to = uniqueEmail('monthly');
+    const transport = nodemailer.createTransport({ host: '127.0.0.1', port, secure: false, auth: { user: 'cron', pass: project.secretKey } });
+    const message = {
+      from,
+      to,
+      subject: 'Your invoice for November',
+      text: 'Invoice 2026-11 is attached to your account.',
+      messageId: `<invoice-${randomBytes(6).toString('hex')}@billing.example.test>`,
+    };
+    const first = await transport.sendMail(message);
+    // The first submission is a day older than the TTL (24 hours by default).
+    // (The time is computed here: Citus refuses timestamptz arithmetic on a column in an UPDATE.)
+    await server.deps.db.query('UPDATE smtp_submissions SET created_at = $2 WHERE project_id = $1', [project.id, new Date(Date.now() - 25 * 3600_000)]);
+    const again = await transport.sendMail(message);
+    const copy = await transport.sendMail(message);
+    transport.close();
+    assert.match(first.response, /^250 2\.0\.0 Queued: /);
+    assert.match(again.response, /^250 2\.0\.0 Queued: /);
+    assert.notDeepEqual(again.response.match(UUIDS), first.response.match(UUIDS));
+    assert.match(copy.response, /^250 2\.0\.0 Already accepted/);
+    assert.deepEqual(copy.response.match(UUIDS), again.response.match(UUIDS));
+    const contact = (await project.api.get(`/contacts?search=${encodeURIComponent(to)}`)).body.data[0];
+    const records = await project.api.get(`/contacts/${contact.id}/emails`);
+    assert.equal(records.body.data.length, 2, records.text);
+  });
 });
 
 /** Polls until `find` returns a non-empty list. */

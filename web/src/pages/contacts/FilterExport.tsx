@@ -8,16 +8,7 @@ import { useFieldOptions } from '../../ui/conditions/fields.ts';
 import { newTree, type Tree } from '../../ui/conditions/tree.ts';
 import { useLiveCount } from '../../ui/conditions/useLiveCount.ts';
 import { ErrorMessage } from '../../ui/ErrorMessage.tsx';
-
-/** Saves a blob as a file through a temporary link. */
-function save(blob: Blob, name: string) {
-  const url = URL.createObjectURL(blob);
-  const link = Object.assign(document.createElement('a'), { href: url, download: name });
-  document.body.append(link);
-  link.click();
-  link.remove();
-  setTimeout(() => URL.revokeObjectURL(url), 10_000);
-}
+import { saveFile } from '../../ui/saveFile.ts';
 
 /**
  * A filter over contacts' data, events and segments made with the segment builder, its live count,
@@ -36,7 +27,7 @@ export function FilterExport({ onApply }: { onApply: (condition: string | undefi
   const exportCsv = useMutation({
     mutationFn: async () => {
       const blob = await call(api.GET('/contacts/export', { params: { query: open ? { condition: JSON.stringify(condition) } : {} }, parseAs: 'blob' }));
-      save(blob as unknown as Blob, open ? 'contacts-filtered.csv' : 'contacts.csv');
+      saveFile(blob as unknown as Blob, open ? 'contacts-filtered.csv' : 'contacts.csv');
     },
   });
   return (

@@ -6,11 +6,10 @@ import { useProject } from '../../shell/project.ts';
 import { CopyButton } from '../../ui/CopyButton.tsx';
 import { ErrorMessage } from '../../ui/ErrorMessage.tsx';
 import { StatusBadge, type Tone } from '../../ui/StatusBadge.tsx';
+import { type DnsRecord, type Domain, domainsKey, fetchDomain } from './domains.ts';
+import { InboundSwitch } from './InboundSwitch.tsx';
 
-type Domain = Awaited<ReturnType<typeof fetchDomain>>;
-const fetchDomain = (id: string) => call(api.GET('/domains/{id}/verify', { params: { path: { id } } }));
-
-type RecordState = Domain['records'][number]['state'];
+type RecordState = DnsRecord['state'];
 
 /** Each record's state from the last DNS check (domains.service.ts). */
 const RECORD_STATES: Record<RecordState, { label: string; tone: Tone }> = {
@@ -26,7 +25,7 @@ export function DomainCard({ domain }: { domain: Domain }) {
   const project = useProject();
   const queryClient = useQueryClient();
   const [deleting, del] = useDisclosure(false);
-  const refresh = () => queryClient.invalidateQueries({ queryKey: ['domains', project.id] });
+  const refresh = () => queryClient.invalidateQueries({ queryKey: domainsKey(project.id) });
   const check = useMutation({ mutationFn: () => fetchDomain(domain.id), onSuccess: refresh });
   const remove = useMutation({ mutationFn: () => call(api.DELETE('/domains/{id}', { params: { path: { id: domain.id } } })), onSuccess: refresh });
   const verified = domain.status === 'verified';
@@ -118,6 +117,7 @@ export function DomainCard({ domain }: { domain: Domain }) {
             </Table.Tbody>
           </Table>
         </Table.ScrollContainer>
+        <InboundSwitch domain={domain} />
       </Stack>
       <Modal opened={deleting} onClose={del.close} title={`Delete ${domain.domain}?`} centered>
         <Stack>

@@ -10,8 +10,7 @@ import { LoadError } from '../../ui/LoadError.tsx';
 import { Loading } from '../../ui/Loading.tsx';
 import { PageHeader } from '../../ui/PageHeader.tsx';
 import { DomainCard } from './DomainCard.tsx';
-
-export const domainsKey = (projectId: string) => ['domains', projectId];
+import { domainsKey } from './domains.ts';
 
 export function Component() {
   const project = useProject();

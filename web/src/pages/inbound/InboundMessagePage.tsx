@@ -1,10 +1,13 @@
-import { Anchor, Box, Code, Group, List, Paper, SimpleGrid, Stack, Table, Tabs, Text, Title } from '@mantine/core';
-import { useQuery } from '@tanstack/react-query';
+import { Anchor, Box, Button, Code, Group, List, Paper, SimpleGrid, Stack, Table, Tabs, Text, Title } from '@mantine/core';
+import { useMutation, useQuery } from '@tanstack/react-query';
 import { Link, useParams } from 'react-router';
+import { api, call } from '../../api/client.ts';
 import { projectPath, useProject } from '../../shell/project.ts';
+import { ErrorMessage } from '../../ui/ErrorMessage.tsx';
 import { LoadError } from '../../ui/LoadError.tsx';
 import { Loading } from '../../ui/Loading.tsx';
 import { PageHeader } from '../../ui/PageHeader.tsx';
+import { saveFile } from '../../ui/saveFile.ts';
 import { mailbox } from '../emails/emails.ts';
 import { byteSize, fetchInboundMessage, type InboundMessage } from './inbound.ts';
 
@@ -33,13 +36,29 @@ export function Component() {
   const project = useProject();
   const { inboundId = '' } = useParams();
   const message = useQuery({ queryKey: ['inbound-message', project.id, inboundId], queryFn: () => fetchInboundMessage(inboundId), staleTime: Infinity });
+  // GET /inbound/{id}/raw needs the project header, which a plain link cannot send: fetched, then saved.
+  const download = useMutation({
+    mutationFn: async () => {
+      const raw = await call(api.GET('/inbound/{id}/raw', { params: { path: { id: inboundId } }, parseAs: 'blob' }));
+      saveFile(raw as unknown as Blob, `${inboundId}.eml`);
+    },
+  });
   if (message.isPending) return <Loading rows={6} label="Loading the message" />;
   if (message.isError) return <LoadError error={message.error} what="this message" retry={() => message.refetch()} />;
   const m = message.data;
 
   return (
     <Stack maw={1000}>
-      <PageHeader title={m.subject || '(no subject)'} description={`Received ${new Date(m.receivedAt).toLocaleString()} from ${mailbox(m.from)}`} />
+      <PageHeader
+        title={m.subject || '(no subject)'}
+        description={`Received ${new Date(m.receivedAt).toLocaleString()} from ${mailbox(m.from)}`}
+        actions={
+          <Button variant="default" onClick={() => download.mutate()} loading={download.isPending}>
+            Download raw (.eml)
+          </Button>
+        }
+      />
+      <ErrorMessage error={download.error} />
       <SimpleGrid cols={{ base: 1, sm: 2 }}>
         <Paper withBorder p="md" radius="md" component="section" aria-labelledby="inbound-details-title">
           <Title order={2} size="h4" id="inbound-details-title" mb="sm">
