@@ -44,6 +44,11 @@ export async function insertEmails(tx: Queryable, projectId: string, emails: New
   }
 }
 
+/** Ties records to the SMTP submission they came from: delivery then sends its MIME (src/delivery/submitted-mime.ts). */
+export async function setSubmission(tx: Queryable, projectId: string, submissionId: string, emailIds: string[]): Promise<void> {
+  if (emailIds.length) await tx.query('UPDATE emails SET submission_id = $2 WHERE project_id = $1 AND id = ANY($3::uuid[])', [projectId, submissionId, emailIds]);
+}
+
 export type NewAttachment = { filename: string; contentType: string; contentId: string | null; disposition: 'attachment' | 'inline'; base64: string };
 
 /**

@@ -29,10 +29,9 @@ export async function insertSubmission(
   return { repeated: true, emailIds: earlier[0]?.email_ids ?? [] };
 }
 
-/** Ties a submission's records to it: delivery then sends its MIME (src/delivery/delivery.service.ts). */
+/** Lists a submission's records on it, for a repeated submission's answer (the records name it too: setSubmission). */
 export async function linkSubmissionRecords(tx: Queryable, projectId: string, submissionId: string, emailIds: string[]): Promise<void> {
   await tx.query('UPDATE smtp_submissions SET email_ids = $3::uuid[] WHERE project_id = $1 AND id = $2', [projectId, submissionId, emailIds]);
-  if (emailIds.length) await tx.query('UPDATE emails SET submission_id = $2 WHERE project_id = $1 AND id = ANY($3::uuid[])', [projectId, submissionId, emailIds]);
 }
 
 /** The project that verified `domain`: at most one (domains_verified_domain_key). */

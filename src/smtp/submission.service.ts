@@ -3,6 +3,7 @@ import { type AddressObject, simpleParser } from 'mailparser';
 import { NO_DATA_CHANGES } from '../contacts/data-rules.ts';
 import type { Deps } from '../deps.ts';
 import { wakeDelivery } from '../emails/email-queue.ts';
+import { setSubmission } from '../emails/email-record.queries.ts';
 import { AppError } from '../errors.ts';
 import { writeSends } from '../send/send.service.ts';
 import type { PreparedSend } from '../send/send-content.ts';
@@ -46,6 +47,7 @@ export async function submitMessage(deps: Deps, submission: Submission): Promise
     if (send instanceof AppError) throw send;
     const emailIds = send!.emails.map((email) => email.email);
     await linkSubmissionRecords(tx, submission.projectId, id, emailIds);
+    await setSubmission(tx, submission.projectId, id, emailIds);
     return { emailIds, repeated: false, queued: send!.queued };
   });
   if (written.queued > 0) wakeDelivery(deps.queue, deps.log);
