@@ -27,6 +27,7 @@ import type { Capability, Registry } from './deps.ts';
 import { domainJobs, startDomainChecks } from './domains/domains.jobs.ts';
 import { domainsRoutes } from './domains/domains.routes.ts';
 import { domainConstraintErrors } from './domains/domains.service.ts';
+import { emailTrackingRoutes } from './emails/email-tracking.routes.ts';
 import { emailsRoutes } from './emails/emails.routes.ts';
 import { eventsJobs, startEventDispatch } from './events/events.jobs.ts';
 import { eventsRoutes } from './events/events.routes.ts';
@@ -102,6 +103,7 @@ export const CAPABILITIES: Capability[] = [
   { name: 'suppressions', routes: suppressionsRoutes },
   { name: 'platform', jobs: platformJobs, start: startPlatformJobs },
   { name: 'verify', routes: verifyRoutes },
+  { name: 'email-tracking', routes: emailTrackingRoutes },
   { name: 'links', routes: linksRoutes },
   { name: 'uploads', routes: uploadsRoutes },
   { name: 'ses', routes: sesRoutes },

@@ -7,6 +7,5 @@
  * messages' URLs on their records before they are handed over (markHandedOff).
  */
 
-export type { MessageUrls } from '../links/links.queries.ts';
-export { type LinkContext, type OutgoingContent, recipientLinks, trackContent } from '../links/outgoing.ts';
+export { type LinkContext, type MessageUrls, type OutgoingContent, recipientLinks, trackContent } from '../links/outgoing.ts';
 export type { TrackingSettings } from '../links/tracking.ts';

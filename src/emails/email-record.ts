@@ -4,7 +4,7 @@ import type { Queryable } from '../db/index.ts';
 import { type EventInput, recordEvents } from '../events/events.service.ts';
 import type { RenderedEmail, TemplateVariables } from '../rendering/render.ts';
 import type { EmailContent } from './email-content.ts';
-import { type CampaignRecordSource, insertCampaignRecords, type RecipientSelection, suppressedCampaignRecords } from './email-record.queries.ts';
+import { type CampaignRecordSource, insertCampaignRecords, insertEmails, type RecipientSelection, suppressedCampaignRecords } from './email-record.queries.ts';
 import { renderEmail } from './email-rendering.ts';
 import type { NewEmail, SourceType } from './emails.queries.ts';
 
@@ -37,13 +37,16 @@ export type EmailRecordInput = {
   submissionId?: string;
 };
 
+/** A record made for one project and the events written with it, in order (writeEmailRecords). */
+export type MadeRecord = { projectId: string; record: NewEmail; events: EventInput[] };
+
 /**
  * One email record (docs/decisions/sending.md), the same for every path that makes one (/v1/send, SMTP
  * submission, workflows, test copies; a campaign's audience is makeCampaignRecords): rendered for its recipient
  * with its links, QUEUED or SUPPRESSED (a suppressed address; an unsubscribed contact of MARKETING
- * mail) with the email.suppressed event that goes with it.
+ * mail) with the email.suppressed event that goes with it. Nothing is written: writeEmailRecords does.
  */
-export function buildEmailRecord(config: Config, input: EmailRecordInput): { record: NewEmail; rendered: RenderedEmail; event: EventInput | null } {
+export function buildEmailRecord(config: Config, input: EmailRecordInput): MadeRecord & { rendered: RenderedEmail } {
   const id = randomUUID();
   const { content, source } = input;
   const rendered = renderEmail(config, {
@@ -78,8 +81,37 @@ export function buildEmailRecord(config: Config, input: EmailRecordInput): { rec
     last_error: reason && SUPPRESSION_REASONS[reason],
     submission_id: input.submissionId ?? null,
   };
-  const event = reason && input.contactId ? suppressedEvent({ id, contactId: input.contactId, reason, source }) : null;
-  return { record, rendered, event };
+  const events = reason && input.contactId ? [suppressedEvent({ id, contactId: input.contactId, reason, source })] : [];
+  return { projectId: input.projectId, record, rendered, events };
+}
+
+/**
+ * Writes records made by buildEmailRecord with their events, the one write of every way of sending
+ * a record at a time (/v1/send and SMTP submission, workflows, test copies): per project, in the
+ * order they first appear, the records in one insert per 1,000 (insertEmails), then their events
+ * in one recordEvents (email.suppressed, and what a caller put before it: a send's
+ * contact.subscribed or contact.unsubscribed). Their email.sent is recorded at the hand-off
+ * (email-status.ts), a campaign's records by makeCampaignRecords.
+ */
+export async function writeEmailRecords(tx: Queryable, made: MadeRecord[]): Promise<void> {
+  const byProject = new Map<string, MadeRecord[]>();
+  for (const item of made) {
+    const items = byProject.get(item.projectId);
+    if (items) items.push(item);
+    else byProject.set(item.projectId, [item]);
+  }
+  for (const [projectId, items] of byProject) {
+    await insertEmails(
+      tx,
+      projectId,
+      items.map((item) => item.record),
+    );
+    await recordEvents(
+      tx,
+      projectId,
+      items.flatMap((item) => item.events),
+    );
+  }
 }
 
 /**

@@ -1,4 +1,4 @@
-import type { Queryable } from '../db/index.ts';
+import { type Queryable, queryOne } from '../db/index.ts';
 import type { EmailRow } from './emails.queries.ts';
 
 /**
@@ -6,7 +6,9 @@ import type { EmailRow } from './emails.queries.ts';
  * QUEUED → SENDING is the claim (src/delivery/delivery.queries.ts); SENDING → handed off, and the
  * settlement (DELIVERED, BOUNCED, FAILED, or QUEUED again) with its events, are writeHandOffs; a
  * cancelled campaign's unsent records → FAILED are failUnsentOfCampaign; a DSN's refusal after
- * delivery → FAILED is failDelivered (src/smtp/return-path.service.ts).
+ * delivery → FAILED is failDelivered (email-feedback.ts); an open or a click (OPENED, CLICKED and
+ * their counters) are countOpen and countClick (email-tracking.ts); SES and DSN outcomes after the
+ * hand-off are email-feedback.queries.ts.
  */
 
 export type ClaimRef = { project_id: string; id: string; attempts: number };
@@ -159,4 +161,54 @@ export async function failDelivered(tx: Queryable, projectId: string, emailId: s
     [projectId, emailId, error],
   );
   return rows[0];
+}
+
+/** What an email.* event about a record carries beside emailId (docs/decisions/sending.md). */
+export type EmailSource = Pick<EmailRow, 'contact_id' | 'campaign_id' | 'template_id' | 'workflow_id'>;
+
+/**
+ * Counts an open: every open adds to `opens`; the first sets opened_at and moves SENT/DELIVERED
+ * to OPENED (later states such as CLICKED or BOUNCED stay). The row is locked first so
+ * `first_open` is exact when two opens race. The time comes from the `clock` CTE (here and in
+ * countClick): Citus refuses now() inside coalesce in a write.
+ */
+export async function countOpen(db: Queryable, projectId: string, emailId: string) {
+  return queryOne<EmailSource & { first_open: boolean }>(
+    db,
+    `WITH clock AS MATERIALIZED (SELECT now() AS now),
+     old AS (SELECT id, opened_at FROM emails WHERE project_id = $1 AND id = $2 FOR UPDATE)
+     UPDATE emails e SET
+       opens = e.opens + 1,
+       opened_at = coalesce(e.opened_at, clock.now),
+       status = CASE WHEN e.status IN ('SENT', 'DELIVERED') THEN 'OPENED' ELSE e.status END
+     FROM old, clock WHERE e.project_id = $1 AND e.id = old.id
+     RETURNING e.contact_id, e.campaign_id, e.template_id, e.workflow_id, old.opened_at IS NULL AS first_open`,
+    [projectId, emailId],
+  );
+}
+
+/**
+ * Counts a click on the URL at `index` of the message's list, and returns that URL; nothing when
+ * the message has no such URL (the redirect then answers 404). SENT, DELIVERED and OPENED move to
+ * CLICKED.
+ */
+export async function countClick(db: Queryable, projectId: string, emailId: string, index: number) {
+  return queryOne<EmailSource & { url: string }>(
+    db,
+    `WITH clock AS MATERIALIZED (SELECT now() AS now),
+     link AS (SELECT link_urls ->> $3::int AS url FROM emails WHERE project_id = $1 AND id = $2)
+     UPDATE emails e SET
+       clicks = e.clicks + 1,
+       clicked_at = coalesce(e.clicked_at, clock.now),
+       status = CASE WHEN e.status IN ('SENT', 'DELIVERED', 'OPENED') THEN 'CLICKED' ELSE e.status END
+     FROM link, clock WHERE e.project_id = $1 AND e.id = $2 AND link.url IS NOT NULL
+     RETURNING link.url, e.contact_id, e.campaign_id, e.template_id, e.workflow_id`,
+    [projectId, emailId, index],
+  );
+}
+
+/** The URL at `index` of the message's list without counting anything (HEAD requests of link scanners). */
+export async function findLinkUrl(db: Queryable, projectId: string, emailId: string, index: number) {
+  const row = await queryOne<{ url: string | null }>(db, 'SELECT link_urls ->> $3::int AS url FROM emails WHERE project_id = $1 AND id = $2', [projectId, emailId, index]);
+  return row?.url ?? null;
 }

@@ -3,8 +3,7 @@ import type { Deps } from '../deps.ts';
 import { assertSenderAllowed, signingKeyFor } from '../domains/domains.service.ts';
 import { toHeaderLine } from '../rendering/render.ts';
 import { enqueueDelivery } from './email-queue.ts';
-import { insertEmails } from './email-record.queries.ts';
-import { buildEmailRecord, type EmailRecordInput } from './email-record.ts';
+import { buildEmailRecord, type EmailRecordInput, writeEmailRecords } from './email-record.ts';
 import { findSuppressed } from './emails.queries.ts';
 
 export type TestCopy = {
@@ -27,7 +26,7 @@ export async function sendTestCopy(deps: Deps, projectId: string, copy: TestCopy
   if (!key) await assertSenderAllowed(deps.db, projectId, copy.content.from.email); // throws the 403
   const contact = copy.renderAs ?? (await findContactByEmail(deps.db, projectId, copy.to));
   return deps.db.transaction(async (tx) => {
-    const { record } = buildEmailRecord(deps.config, {
+    const made = buildEmailRecord(deps.config, {
       projectId,
       domainName: key!.domainName,
       content: copy.content,
@@ -39,8 +38,8 @@ export async function sendTestCopy(deps: Deps, projectId: string, copy: TestCopy
       subscribed: null,
       subject: (subject: string) => toHeaderLine(`[Test] ${subject}`),
     });
-    await insertEmails(tx, projectId, [record]);
-    if (record.status === 'QUEUED') await enqueueDelivery(deps.queue, tx);
-    return record.id;
+    await writeEmailRecords(tx, [made]);
+    if (made.record.status === 'QUEUED') await enqueueDelivery(deps.queue, tx);
+    return made.record.id;
   });
 }

@@ -2,7 +2,7 @@ import { signLinkToken } from './tokens.ts';
 
 /**
  * Open and click tracking for a rendered HTML body (docs/decisions/sending.md; never for HEADLESS mail, which
- * the caller sends as rendered). Pure: the caller persists `urls` (saveMessageUrls) before the
+ * the caller sends as rendered). Pure: the caller persists `urls` (the hand-off statement, writeHandOffs) before the
  * message leaves, so the click redirect can resolve a token's index to a URL of this message
  * and nothing else (the redirect is not an open redirect).
  */

@@ -2,7 +2,7 @@ import type { FastifyReply } from 'fastify';
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import type { Deps } from '../deps.ts';
-import { changeSubscription, type PagePurpose, PIXEL_GIF, type SubscriptionPage, subscriptionPage, trackClick, trackOpen } from './links.service.ts';
+import { changeSubscription, type PagePurpose, type SubscriptionPage, subscriptionPage } from './links.service.ts';
 import { notFoundPageHtml, PAGE_HEADERS, subscriptionPageHtml } from './pages.ts';
 
 const tags = ['links'];
@@ -18,8 +18,9 @@ function sendPage(reply: FastifyReply, page: SubscriptionPage | null) {
 }
 
 /**
- * The public link endpoints under PUBLIC_URL (docs/decisions/sending.md): open pixel, click redirect, and the
- * unsubscribe, subscribe and manage pages. No authentication: the signed token is the credential.
+ * The public link pages under PUBLIC_URL (docs/decisions/sending.md): unsubscribe, subscribe and manage (the
+ * open pixel and the click redirect, which count on an email record, are src/emails/email-tracking.routes.ts).
+ * No authentication: the signed token is the credential.
  */
 export const linksRoutes: FastifyPluginAsyncZod<Deps> = async (app, deps) => {
   // RFC 8058 one-click POSTs are form-encoded (multipart/form-data or urlencoded). Only this plugin
@@ -28,33 +29,6 @@ export const linksRoutes: FastifyPluginAsyncZod<Deps> = async (app, deps) => {
     done(null, Object.fromEntries(new URLSearchParams(body as string)));
   });
   app.addContentTypeParser('multipart/form-data', { parseAs: 'string', bodyLimit: FORM_LIMIT }, (_request, _body, done) => done(null, {}));
-
-  app.get(
-    '/t/o/:token',
-    { config: { auth: 'none' }, schema: { tags, params, summary: 'Open pixel: a 1×1 GIF, always; a valid token records email.opened' } },
-    async (request, reply) => {
-      try {
-        await trackOpen(deps, request.params.token, { record: request.method === 'GET' });
-      } catch (error) {
-        // The pixel is answered whatever happens: a broken image in the reader's mail helps nobody.
-        request.log.error({ err: error }, 'recording an open failed');
-      }
-      return reply
-        .code(200)
-        .headers({ 'content-type': 'image/gif', 'cache-control': 'no-store, no-cache, must-revalidate, private', pragma: 'no-cache', expires: '0' })
-        .send(PIXEL_GIF);
-    },
-  );
-
-  app.get(
-    '/t/c/:token',
-    { config: { auth: 'none' }, schema: { tags, params, summary: 'Click redirect: 302 to the URL of the message; records email.clicked' } },
-    async (request, reply) => {
-      const url = await trackClick(deps, request.params.token, { record: request.method === 'GET' });
-      if (!url) return reply.code(404).headers(PAGE_HEADERS).send(notFoundPageHtml());
-      return reply.code(302).headers({ location: url, 'cache-control': 'no-store', 'referrer-policy': 'no-referrer' }).send();
-    },
-  );
 
   const pages: Array<{ path: string; purpose: PagePurpose; title: string }> = [
     { path: '/u/:token', purpose: 'unsubscribe', title: 'Unsubscribe' },

@@ -1,7 +1,5 @@
 import type { Config } from '../config.ts';
-import type { Queryable } from '../db/index.ts';
 import { instrumentHtml } from './instrument.ts';
-import { type MessageUrls, saveMessageUrls } from './links.queries.ts';
 import { type LinkUrls, lazyLinkUrls, listUnsubscribeHeaders } from './list-unsubscribe.ts';
 import { type ContentType, DEFAULT_TRACKING, type TrackingSettings, tracks } from './tracking.ts';
 
@@ -20,6 +18,9 @@ export type LinkContext = {
   tracking?: TrackingSettings;
 };
 export type OutgoingContent = { html: string; headers: Record<string, string> };
+
+/** The URLs of one message's click links, in the order of their indexes (`emails.link_urls`). */
+export type MessageUrls = { projectId: string; emailId: string; urls: string[] };
 
 /**
  * `unsubscribeUrl`, `subscribeUrl`, `manageUrl` of one recipient (docs/decisions/templates.md), each signed when
@@ -60,11 +61,4 @@ export function trackContent(context: LinkContext, content: OutgoingContent): Tr
     headers = { ...headers, ...listUnsubscribeHeaders(unsubscribeUrl) };
   }
   return { html, headers, urls };
-}
-
-/** trackContent for one message, its URLs stored through `db` before this returns. */
-export async function prepareOutgoing(db: Queryable, context: LinkContext, content: OutgoingContent): Promise<OutgoingContent> {
-  const { urls, ...outgoing } = trackContent(context, content);
-  if (urls) await saveMessageUrls(db, urls);
-  return outgoing;
 }

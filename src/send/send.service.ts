@@ -3,11 +3,11 @@ import { type UpsertedContact, upsertContactsByEmail } from '../contacts/contact
 import type { Queryable } from '../db/index.ts';
 import type { Deps } from '../deps.ts';
 import { senderNotVerified, signingDomainsFor } from '../domains/domains.service.ts';
-import { insertAttachments, insertEmails } from '../emails/email-record.queries.ts';
-import { buildEmailRecord } from '../emails/email-record.ts';
-import { findSuppressedPairs, type NewEmail } from '../emails/emails.queries.ts';
+import { insertAttachments } from '../emails/email-record.queries.ts';
+import { buildEmailRecord, type MadeRecord, writeEmailRecords } from '../emails/email-record.ts';
+import { findSuppressedPairs } from '../emails/emails.queries.ts';
 import type { AppError } from '../errors.ts';
-import { type EventInput, recordEvents, subscriptionEventName } from '../events/events.service.ts';
+import { type EventInput, subscriptionEventName } from '../events/events.service.ts';
 import { MAX_MESSAGE_BYTES } from './send.schemas.ts';
 import { invalid, type PreparedSend } from './send-content.ts';
 
@@ -51,13 +51,9 @@ async function writeAllowed(deps: Deps, tx: Queryable, sends: AllowedSend[]): Pr
     tx,
     sends.flatMap((send) => send.input.to.map((recipient) => ({ projectId: send.projectId, email: recipient.email }))),
   );
-  const records = new Map<string, NewEmail[]>();
-  const events = new Map<string, EventInput[]>();
   const queuedPerProject = new Map<string, number>();
   const written = sends.map((send, i) => {
     const made = makeRecords(deps, send, contacts[i]!, suppressed);
-    append(records, send.projectId, made.records);
-    append(events, send.projectId, made.events);
     queuedPerProject.set(send.projectId, (queuedPerProject.get(send.projectId) ?? 0) + made.queued.length);
     return { send, ...made };
   });
@@ -65,9 +61,11 @@ async function writeAllowed(deps: Deps, tx: Queryable, sends: AllowedSend[]): Pr
   for (const projectId of [...queuedPerProject.keys()].sort()) {
     await assertBillingAllows(tx, projectId, 'TRANSACTIONAL', queuedPerProject.get(projectId)!);
   }
-  for (const [projectId, projectRecords] of records) await insertEmails(tx, projectId, projectRecords);
+  await writeEmailRecords(
+    tx,
+    written.flatMap(({ records }) => records),
+  );
   for (const { send, queued } of written) await insertAttachments(tx, send.projectId, queued, send.attachments.items);
-  for (const [projectId, projectEvents] of events) await recordEvents(tx, projectId, projectEvents);
   const timestamp = new Date().toISOString();
   return written.map(({ answer, queued }) => ({ emails: answer, timestamp, queued: queued.length }));
 }
@@ -96,20 +94,23 @@ function append<T>(lists: Map<string, T[]>, key: string, items: T[]): void {
   else lists.set(key, [...items]);
 }
 
-/** The records and events of one send, its answer, and the ids of its records to deliver. */
+/**
+ * The records of one send, each with its events (a contact's subscription change before its first
+ * record's email.suppressed), its answer, and the ids of its records to deliver.
+ */
 function makeRecords(deps: Deps, send: AllowedSend, contacts: UpsertedContact[], suppressed: Set<string>) {
   const { projectId, input, content, template, changes, attachments } = send;
-  const records: NewEmail[] = [];
-  const events: EventInput[] = [];
+  const records: MadeRecord[] = [];
   const answer: SendResult['emails'] = [];
   const changed = new Set<string>();
   input.to.forEach((recipient, i) => {
     const contact = contacts[i]!;
+    const events: EventInput[] = [];
     if (!contact.is_new && contact.was_subscribed !== null && contact.was_subscribed !== contact.subscribed && !changed.has(contact.id)) {
       changed.add(contact.id);
       events.push({ contactId: contact.id, name: subscriptionEventName(contact.subscribed) });
     }
-    const { record, rendered, event } = buildEmailRecord(deps.config, {
+    const { rendered, ...made } = buildEmailRecord(deps.config, {
       projectId,
       domainName: send.domainName,
       content: { ...content, headers: input.headers ?? {} },
@@ -125,11 +126,9 @@ function makeRecords(deps: Deps, send: AllowedSend, contacts: UpsertedContact[],
     if (messageBytes > MAX_MESSAGE_BYTES) {
       throw invalid([{ field: 'body', code: 'too_big', message: `The whole message may be at most ${MAX_MESSAGE_BYTES} bytes.` }]);
     }
-    records.push(record);
-    if (event) events.push(event);
-    const id = record.id;
-    answer.push({ contact: { id: contact.id, email: contact.email }, email: id });
+    records.push({ ...made, events: [...events, ...made.events] });
+    answer.push({ contact: { id: contact.id, email: contact.email }, email: made.record.id });
   });
-  const queued = records.filter((record) => record.status === 'QUEUED').map((record) => record.id);
-  return { records, events, answer, queued };
+  const queued = records.filter(({ record }) => record.status === 'QUEUED').map(({ record }) => record.id);
+  return { records, answer, queued };
 }

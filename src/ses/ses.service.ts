@@ -1,10 +1,9 @@
 import type { FastifyBaseLogger } from 'fastify';
 import type { Queryable } from '../db/index.ts';
 import type { Deps } from '../deps.ts';
+import { applyFeedback, type Feedback } from '../emails/email-feedback.ts';
 import { AppError, badRequest } from '../errors.ts';
-import { type EventInput, recordEvents } from '../events/events.service.ts';
-import { suppressAddresses } from '../suppressions/suppressions.queries.ts';
-import { applyOutcome, findEmails, type MatchedEmail, markProcessed, unsubscribeContacts } from './ses.queries.ts';
+import { markProcessed } from './ses.queries.ts';
 import { type SesMessage, type SnsEnvelope, sesMessage, snsEnvelope } from './ses.schemas.ts';
 import { snsUrl } from './sns.client.ts';
 import { signatureValid } from './sns.signature.ts';
@@ -108,12 +107,6 @@ async function applyNotification(deps: WebhookDeps, envelope: SnsEnvelope, log: 
   });
 }
 
-/** What a feedback report says about a message, from SES or from a DSN or ARF report (src/smtp/feedback.ts). */
-export type Feedback =
-  | { outcome: 'bounce'; hard: boolean; at: string | null; error: string; data: Record<string, unknown> }
-  | { outcome: 'complaint'; at: string | null; data: Record<string, unknown> }
-  | { outcome: 'delivery'; at: string | null };
-
 /** The SES notification as Feedback. Undetermined bounces are transient: SES does not say the address is dead. */
 function sesFeedback(outcome: 'bounce' | 'complaint' | 'delivery', message: SesMessage): Feedback {
   const bounce = message.bounce;
@@ -127,68 +120,3 @@ function sesFeedback(outcome: 'bounce' | 'complaint' | 'delivery', message: SesM
 }
 
 const applySes = (tx: Queryable, outcome: 'bounce' | 'complaint' | 'delivery', message: SesMessage) => applyFeedback(tx, messageIdsOf(message), sesFeedback(outcome, message));
-
-/**
- * Applies feedback to the records carrying one of `messageIds`, their contacts and suppression
- * lists, with their events; returns the number matched. The one place where a hard bounce or a
- * complaint reported after delivery changes a record, for the SES feed and the return path alike.
- */
-export async function applyFeedback(tx: Queryable, messageIds: string[], feedback: Feedback): Promise<number> {
-  const hard = feedback.outcome === 'bounce' && feedback.hard;
-  let emails: MatchedEmail[];
-  let data: Record<string, unknown> = {};
-  let name: string;
-  if (feedback.outcome === 'bounce' && !feedback.hard) {
-    emails = await findEmails(tx, messageIds);
-    name = 'email.bounced';
-    data = { bounceType: 'soft', ...feedback.data };
-  } else if (feedback.outcome === 'bounce') {
-    emails = await applyOutcome(tx, 'bounce', messageIds, feedback.at, feedback.error);
-    name = 'email.bounced';
-    data = { bounceType: 'hard', ...feedback.data };
-  } else if (feedback.outcome === 'complaint') {
-    emails = await applyOutcome(tx, 'complaint', messageIds, feedback.at, null);
-    name = 'email.complained';
-    data = feedback.data;
-  } else {
-    emails = await applyOutcome(tx, 'delivery', messageIds, feedback.at, null);
-    name = 'email.delivered';
-  }
-  if (emails.length === 0) return 0;
-
-  const events: (EventInput & { projectId: string })[] = [];
-  for (const email of emails) {
-    if (!email.changed || !email.contact_id) continue;
-    events.push({ projectId: email.project_id, contactId: email.contact_id, name, emailId: email.id, data: { ...eventData(email), ...data } });
-  }
-  if (hard || feedback.outcome === 'complaint') {
-    // docs/decisions/sending.md: the address is never sent to again, and the contact is unsubscribed.
-    await suppressAddresses(
-      tx,
-      emails.map((e) => ({ projectId: e.project_id, email: e.to_address, emailId: e.id })),
-      hard ? 'hard_bounce' : 'complaint',
-    );
-    const withContact = emails.filter((e) => e.contact_id).map((e) => ({ projectId: e.project_id, contactId: e.contact_id! }));
-    for (const contact of await unsubscribeContacts(tx, withContact)) {
-      events.push({ projectId: contact.project_id, contactId: contact.id, name: 'contact.unsubscribed' });
-    }
-  }
-  for (const projectId of new Set(events.map((e) => e.projectId))) {
-    await recordEvents(
-      tx,
-      projectId,
-      events.filter((e) => e.projectId === projectId).map(({ projectId: _, ...event }) => event),
-    );
-  }
-  return emails.length;
-}
-
-/** the API reference (Events) and docs/decisions/sending.md: email.* events carry the record and what it came from. */
-function eventData(email: MatchedEmail): Record<string, unknown> {
-  return {
-    emailId: email.id,
-    ...(email.campaign_id ? { campaignId: email.campaign_id } : {}),
-    ...(email.workflow_id ? { workflowId: email.workflow_id } : {}),
-    ...(email.template_id ? { templateId: email.template_id } : {}),
-  };
-}

@@ -1,15 +1,14 @@
 import type { ParsedMail } from 'mailparser';
 import type { Deps } from '../deps.ts';
-import { failDelivered } from '../emails/email-status.queries.ts';
+import { applyFeedback, applyLateRefusal, emailEventData } from '../emails/email-feedback.ts';
 import { findEmail } from '../emails/emails.queries.ts';
 import { recordEvents } from '../events/events.service.ts';
-import { applyFeedback } from '../ses/ses.service.ts';
 import { readReport } from './feedback.ts';
 import { findVerifiedDomainProject } from './smtp.queries.ts';
 
 /**
  * A message to a record's VERP address (docs/smtp.md): a DSN, an ARF complaint or an auto-reply,
- * applied to that record by the code the SES feed uses (src/ses/ses.service.ts applyFeedback):
+ * applied to that record by the code the SES feed uses (src/emails/email-feedback.ts applyFeedback):
  * hard bounce → BOUNCED and suppressed; soft → an email.bounced event; complaint → COMPLAINED
  * and suppressed; a refusal about the sender → FAILED; an auto-reply → email.auto_replied.
  * Returns what it did, for the log.
@@ -21,19 +20,11 @@ export async function applyReturnedMessage(deps: Deps, target: { emailId: string
   if (!record?.message_id) return 'no record';
   const report = readReport(raw, parsed);
   const messageIds = [record.message_id];
-  const data = {
-    emailId: record.id,
-    ...(record.campaign_id ? { campaignId: record.campaign_id } : {}),
-    ...(record.workflow_id ? { workflowId: record.workflow_id } : {}),
-    ...(record.template_id ? { templateId: record.template_id } : {}),
-  };
   return deps.db.transaction(async (tx) => {
     switch (report.kind) {
       case 'bounce':
         if (report.class === 'failed') {
-          const failed = await failDelivered(tx, projectId, record.id, report.error);
-          if (failed?.contact_id)
-            await recordEvents(tx, projectId, [{ contactId: failed.contact_id, name: 'email.failed', emailId: record.id, data: { ...data, error: report.error } }]);
+          await applyLateRefusal(tx, record, report.error);
           return 'failed';
         }
         await applyFeedback(tx, messageIds, {
@@ -50,7 +41,9 @@ export async function applyReturnedMessage(deps: Deps, target: { emailId: string
       case 'auto_reply':
         if (record.contact_id) {
           const from = parsed.from?.value[0]?.address ?? null;
-          await recordEvents(tx, projectId, [{ contactId: record.contact_id, name: 'email.auto_replied', emailId: record.id, data: { ...data, from, subject: report.subject } }]);
+          await recordEvents(tx, projectId, [
+            { contactId: record.contact_id, name: 'email.auto_replied', emailId: record.id, data: { ...emailEventData(record), from, subject: report.subject } },
+          ]);
         }
         return 'auto-reply';
       default:

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
 import { after, before, describe, test } from 'node:test';
-import { prepareOutgoing, recipientLinks } from '../../src/links/outgoing.ts';
+import { type LinkContext, type OutgoingContent, recipientLinks, trackContent } from '../../src/links/outgoing.ts';
 import { signLinkToken } from '../../src/links/tokens.ts';
 import { createProject, type TestProject, uniqueEmail } from '../kit/accounts.ts';
 import { client } from '../kit/http.ts';
@@ -27,9 +27,16 @@ describe('tracking and subscription links', () => {
   };
 
   /**
-   * A sent MARKETING email record with its HTML prepared as the delivery worker does
-   * (prepareOutgoing), for a new contact.
+   * The delivery worker's preparation of a message: tracking (trackContent) and its click URLs
+   * stored on the record, which the hand-off statement does for a whole chunk.
    */
+  async function prepareOutgoing(context: LinkContext, content: OutgoingContent): Promise<OutgoingContent> {
+    const { urls, ...outgoing } = trackContent(context, content);
+    if (urls) await server.deps.db.query('UPDATE emails SET link_urls = $3::jsonb WHERE project_id = $1 AND id = $2', [urls.projectId, urls.emailId, JSON.stringify(urls.urls)]);
+    return outgoing;
+  }
+
+  /** A sent MARKETING email record with its HTML prepared as the delivery worker does, for a new contact. */
   async function sentEmail(project: TestProject, options: { status?: string; subscribed?: boolean } = {}) {
     const contact = await project.api.post('/contacts', { email: uniqueEmail('links'), subscribed: options.subscribed ?? true });
     assert.equal(contact.status, 201, contact.text);
@@ -39,7 +46,7 @@ describe('tracking and subscription links', () => {
       [project.id, contact.body.id, contact.body.email, options.status ?? 'SENT', randomUUID()],
     );
     const context = { config: server.deps.config, projectId: project.id, emailId: row!.id, contactId: contact.body.id as string, contentType: 'MARKETING' as const };
-    const prepared = await prepareOutgoing(server.deps.db, context, { html: HTML, headers: {} });
+    const prepared = await prepareOutgoing(context, { html: HTML, headers: {} });
     const clicks = [...prepared.html.matchAll(/href="(https:\/\/mail\.example\.test\/t\/c\/[^"]+)"/g)].map((match) => path(match[1]!));
     const pixel = path(prepared.html.match(/<img src="([^"]+)"/)![1]!);
     return { emailId: row!.id, contactId: contact.body.id as string, prepared, clicks, pixel, links: recipientLinks(context) };
@@ -60,13 +67,13 @@ describe('tracking and subscription links', () => {
     assert.deepEqual(email.prepared.headers, { 'List-Unsubscribe': `<${email.links.unsubscribeUrl}>`, 'List-Unsubscribe-Post': 'List-Unsubscribe=One-Click' });
     const context = { config: server.deps.config, projectId: project.id, emailId: email.emailId, contactId: email.contactId };
     const headless = { html: HTML, headers: { 'X-Custom': '1' } };
-    assert.deepEqual(await prepareOutgoing(server.deps.db, { ...context, contentType: 'HEADLESS' }, headless), headless);
-    const transactional = await prepareOutgoing(server.deps.db, { ...context, contentType: 'TRANSACTIONAL' }, headless);
+    assert.deepEqual(await prepareOutgoing({ ...context, contentType: 'HEADLESS' }, headless), headless);
+    const transactional = await prepareOutgoing({ ...context, contentType: 'TRANSACTIONAL' }, headless);
     assert.deepEqual(transactional.headers, { 'X-Custom': '1' }, 'no List-Unsubscribe on transactional mail');
     // docs/decisions/sending.md defaults: clicks tracked on all mail, opens on MARKETING mail only.
     assert.ok(transactional.html.includes('/t/c/'));
     assert.ok(!transactional.html.includes('/t/o/'));
-    const everything = await prepareOutgoing(server.deps.db, { ...context, contentType: 'TRANSACTIONAL', tracking: { opens: 'all', clicks: 'all' } }, headless);
+    const everything = await prepareOutgoing({ ...context, contentType: 'TRANSACTIONAL', tracking: { opens: 'all', clicks: 'all' } }, headless);
     assert.ok(everything.html.includes('/t/o/'));
   });
 

@@ -1,10 +1,10 @@
 import type { Queryable } from '../../db/index.ts';
 import type { Deps } from '../../deps.ts';
 import { enqueueDelivery } from '../../emails/email-queue.ts';
+import { writeEmailRecords } from '../../emails/email-record.ts';
 import { ProjectRotation } from '../../jobs/project-rotation.ts';
 import { type Claimed, claimDue, dueProjects, lockClaimed, type Progress, resumeFromStoredEvents, saveProgress, startCall } from './engine.queries.ts';
 import { RunContext, type WorkflowGraph } from './run-context.ts';
-import { writeEmails } from './send-email.ts';
 import type { Effects } from './step-env.ts';
 import { type CallOutcome, stepThrough, type Walk } from './step-through.ts';
 import { callWebhook } from './webhook.ts';
@@ -69,7 +69,7 @@ async function stepTransaction(
       outcomes.push(outcomeOf(c, walk));
     }
     // The email records first: a record's step output (its status) is final once they are written.
-    await writeEmails(tx, effects.emails);
+    await writeEmailRecords(tx, effects.emails);
     await saveProgress(tx, progress);
     for (const seconds of wakes) await timers.wake(seconds, tx);
     if (effects.emails.some((email) => email.record.status === 'QUEUED')) await enqueueDelivery(deps.queue, tx);

@@ -1,19 +1,16 @@
 import { assertBillingAllows } from '../../billing/billing.guard.ts';
-import type { Queryable } from '../../db/index.ts';
 import { assertSenderAllowed } from '../../domains/domains.service.ts';
 import { storedContent } from '../../emails/email-content.ts';
-import { insertEmails } from '../../emails/email-record.queries.ts';
 import { buildEmailRecord } from '../../emails/email-record.ts';
 import { findSuppressed } from '../../emails/emails.queries.ts';
-import { recordEvents } from '../../events/events.service.ts';
 import type { SendEmailConfig } from '../step-configs.ts';
 import { workflowVariables } from './run-context.ts';
-import type { PendingEmail, StepEnv } from './step-env.ts';
+import type { StepEnv } from './step-env.ts';
 
 /**
  * SEND_EMAIL through the sending pipeline (docs/decisions/sending.md, docs/decisions/workflows.md), inside the step's transaction: the
  * template rendered for the contact with the workflow's variables, one email record (sourceType
- * WORKFLOW) written by the transaction's end (writeEmails: one insert and one delivery run for all
+ * WORKFLOW) written by the transaction's end (writeEmailRecords: one insert and one delivery run for all
  * its emails), so it exists exactly when the step commits. Suppressed addresses, and
  * unsubscribed contacts for MARKETING templates, get a SUPPRESSED record and email.suppressed, as
  * /v1/send does. A missing template, an unverified sender or a render error fails the step.
@@ -31,7 +28,7 @@ export async function sendEmail(env: StepEnv, config: SendEmailConfig): Promise<
   }
   const to = config.to ?? exec.contact_email;
   const suppressed = to === exec.contact_email ? exec.contact_suppressed : (await findSuppressed(tx, projectId, [to])).has(to);
-  const { record, event } = buildEmailRecord(deps.config, {
+  const { rendered: _, ...made } = buildEmailRecord(deps.config, {
     projectId,
     domainName: key.domainName,
     content,
@@ -43,22 +40,7 @@ export async function sendEmail(env: StepEnv, config: SendEmailConfig): Promise<
     suppressed,
     subscribed: exec.contact_subscribed,
   });
-  if (record.status === 'QUEUED') await assertBillingAllows(tx, projectId, 'WORKFLOW', 1);
-  env.effects.emails.push({ projectId, record, event });
-  return { emailId: record.id, to, status: record.status };
-}
-
-/** Writes the email records of a transaction's SEND_EMAIL steps: per project one insert and the email.suppressed events. */
-export async function writeEmails(tx: Queryable, emails: PendingEmail[]): Promise<void> {
-  const byProject = new Map<string, PendingEmail[]>();
-  for (const email of emails) byProject.set(email.projectId, [...(byProject.get(email.projectId) ?? []), email]);
-  for (const [projectId, pending] of byProject) {
-    await insertEmails(
-      tx,
-      projectId,
-      pending.map((p) => p.record),
-    );
-    const events = pending.flatMap((p) => (p.event ? [p.event] : []));
-    await recordEvents(tx, projectId, events);
-  }
+  if (made.record.status === 'QUEUED') await assertBillingAllows(tx, projectId, 'WORKFLOW', 1);
+  env.effects.emails.push(made);
+  return { emailId: made.record.id, to, status: made.record.status };
 }
