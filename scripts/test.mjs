@@ -12,9 +12,14 @@ function findTests(dir) {
   });
 }
 
-const filter = process.argv.slice(2);
+// Arguments pick the files whose path contains one of them; an argument starting with `!` leaves
+// out the files whose path contains the rest of it.
+const args = process.argv.slice(2);
+const picks = args.filter((a) => !a.startsWith('!'));
+const omits = args.filter((a) => a.startsWith('!')).map((a) => a.slice(1));
 const files = findTests('test')
-  .filter((file) => filter.length === 0 || filter.some((f) => file.includes(f)))
+  .filter((file) => picks.length === 0 || picks.some((f) => file.includes(f)))
+  .filter((file) => !omits.some((f) => file.includes(f)))
   .sort();
 // Test files run two at a time unless TEST_CONCURRENCY says otherwise: most of a file's time is
 // spent waiting (on SMTP peers, timers and restarts), not on the CPU.

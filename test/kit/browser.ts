@@ -102,7 +102,7 @@ export async function withPageState(page: Page, error: unknown): Promise<unknown
     .locator('body')
     .innerText({ timeout: 2_000 })
     .catch(() => '(unreadable)');
-  const state = `\n  page: ${page.url()}\n  showing: ${text.replace(/\s+/g, ' ').slice(0, 600)}\n  troubles: ${(troubles.get(page) ?? []).slice(-10).join('; ') || 'none'}`;
+  const state = `\n  page: ${page.url()}\n  showing: ${text.replace(/\s+/g, ' ').slice(0, 2000)}\n  troubles: ${(troubles.get(page) ?? []).slice(-10).join('; ') || 'none'}`;
   error.message += state;
   // The test reporter prints the stack, whose first lines are the message as it was when thrown.
   if (error.stack) error.stack += state;
