@@ -289,6 +289,9 @@ export function Component() {
   // The history as last rendered: a click acts on the edit its button names, even before the mutation's options catch up.
   const historyRef = useRef(history);
   historyRef.current = history;
+  // A shortcut pressed while an undo or redo is still being applied runs once that one has settled
+  // (the newest such press), instead of being lost.
+  const pressedDuringTravel = useRef<'undo' | 'redo' | null>(null);
   const travel = useMutation({
     mutationFn: async (direction: 'undo' | 'redo') => {
       const { past, future } = historyRef.current;
@@ -300,18 +303,23 @@ export function Component() {
     onSettled: async () => {
       clearErrors();
       await refresh();
+      const next = pressedDuringTravel.current;
+      pressedDuringTravel.current = null;
+      if (next) setTimeout(() => travelRef.current.mutate(next));
     },
   });
   // Ctrl+Z undoes, Ctrl+Shift+Z (or Ctrl+Y) redoes, except while typing in a field.
   useEffect(() => {
     const onKey = (e: KeyboardEvent) => {
-      if (!(e.ctrlKey || e.metaKey) || readOnlyRef.current || travelRef.current.isPending) return;
+      if (!(e.ctrlKey || e.metaKey) || readOnlyRef.current) return;
       const target = e.target as HTMLElement | null;
       if (target && (target.isContentEditable || /^(INPUT|TEXTAREA|SELECT)$/.test(target.tagName))) return;
       const key = e.key.toLowerCase();
       if (key !== 'z' && key !== 'y') return;
       e.preventDefault();
-      travelRef.current.mutate(key === 'y' || e.shiftKey ? 'redo' : 'undo');
+      const direction = key === 'y' || e.shiftKey ? 'redo' : 'undo';
+      if (travelRef.current.isPending) pressedDuringTravel.current = direction;
+      else travelRef.current.mutate(direction);
     };
     window.addEventListener('keydown', onKey);
     return () => window.removeEventListener('keydown', onKey);
