@@ -148,7 +148,9 @@ describe('GET /metrics on METRICS_PORT while a campaign drains', () => {
     dns = await startDnsServer();
     // Each message answered after 100 ms: 120 recipients over 20 connections take about 0.6 s.
     relay = await startCountingRelay({ delayMs: 100 });
-    server = await startTestServer({ DNS_SERVERS: dns.address, SMTP_URL: relay.url, METRICS_PORT: '0', METRICS_PROJECTS: watched });
+    // SEND_RATE_PER_SECOND spreads the campaign over about four seconds: unpaced, the worker can
+    // hand all 120 to the relay at once, between two scrapes, and no falling depth is there to see.
+    server = await startTestServer({ DNS_SERVERS: dns.address, SMTP_URL: relay.url, METRICS_PORT: '0', METRICS_PROJECTS: watched, SEND_RATE_PER_SECOND: '30' });
   });
   after(async () => {
     await server.close();
