@@ -80,6 +80,9 @@ async function make(adminUrl: string, workers: Node[], name: string, migrations:
   await withClient(databaseUrl(adminUrl, name), async (client) => {
     await client.query(`CREATE SCHEMA ${KIT_SCHEMA}`);
     await client.query(`CREATE TABLE ${KIT_SCHEMA}.seeds (table_name text PRIMARY KEY, rows jsonb NOT NULL)`);
+    // The schemas there are before any server starts: a server makes others (the job queue's), which
+    // hold its jobs and schedules and go when the database is taken again.
+    await client.query(`CREATE TABLE ${KIT_SCHEMA}.schemas AS SELECT nspname AS name FROM pg_namespace`);
     for (const table of await publicTables(client)) {
       await client.query(`INSERT INTO ${KIT_SCHEMA}.seeds (table_name, rows) SELECT $1, coalesce(jsonb_agg(to_jsonb(t)), '[]') FROM public.${quote(table)} t`, [table]);
     }
@@ -101,6 +104,12 @@ async function reset(adminUrl: string, name: string): Promise<boolean> {
     if (tables.join() !== recorded.map((r) => r.table_name).join()) return false;
     // A session the previous holder left behind would hold locks the TRUNCATE waits on.
     await client.query('SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = current_database() AND pid <> pg_backend_pid()');
+    const made = await client
+      .query<{ name: string }>(`SELECT nspname AS name FROM pg_namespace WHERE nspname NOT IN (SELECT name FROM ${KIT_SCHEMA}.schemas)`)
+      .then((result) => result.rows)
+      .catch(() => undefined);
+    if (!made) return false;
+    for (const { name: schema } of made) await client.query(`DROP SCHEMA ${quote(schema)} CASCADE`);
     await client.query('BEGIN');
     await client.query(
       `TRUNCATE ${tables
