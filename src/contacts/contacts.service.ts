@@ -1,4 +1,4 @@
-import type { ConstraintErrors } from '../db/errors.ts';
+import { type ConstraintErrors, retryOnDeadlock } from '../db/errors.ts';
 import type { Queryable } from '../db/index.ts';
 import type { Deps } from '../deps.ts';
 import { AppError, flatBadRequest, notFound } from '../errors.ts';
@@ -86,7 +86,8 @@ export async function updateContact(deps: Deps, projectId: string, id: string, i
 }
 
 export async function deleteContact(deps: Deps, projectId: string, id: string): Promise<void> {
-  if (!(await queries.deleteContact(deps.db, projectId, id))) throw notFound('Contact');
+  // The delete detaches the contact's records, which delivery may be updating at that moment.
+  if (!(await retryOnDeadlock(() => queries.deleteContact(deps.db, projectId, id)))) throw notFound('Contact');
 }
 
 const totals = new ContactTotals();

@@ -43,3 +43,19 @@ export function isUniqueViolation(error: unknown, constraint?: string): boolean 
   const pg = error as PgError;
   return pg?.code === UNIQUE_VIOLATION && (constraint === undefined || constraintOf(pg) === constraint);
 }
+
+const DEADLOCK_DETECTED = '40P01';
+
+/**
+ * Runs `work` again (up to `attempts` times in all) when the database ended it as one side of a
+ * deadlock: the other side went through, and a statement that is safe to repeat then succeeds.
+ */
+export async function retryOnDeadlock<T>(work: () => Promise<T>, attempts = 3): Promise<T> {
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return await work();
+    } catch (error) {
+      if ((error as PgError)?.code !== DEADLOCK_DETECTED || attempt >= attempts) throw error;
+    }
+  }
+}
