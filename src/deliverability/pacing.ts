@@ -54,7 +54,9 @@ export class Pacing {
     const groups = new Map<string, EmailRow[]>();
     for (const row of chunk) {
       const key = `${row.project_id} ${row.stream}`;
-      groups.set(key, [...(groups.get(key) ?? []), row]);
+      const group = groups.get(key);
+      if (group) group.push(row);
+      else groups.set(key, [row]);
     }
     const later: Paced['later'] = [];
     for (const rows of groups.values()) {
