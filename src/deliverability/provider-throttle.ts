@@ -10,6 +10,9 @@ export function isProviderDeferral(error: string): boolean {
 
 const keyOf = (key: ProviderKey) => `${key.projectId} ${key.stream} ${key.provider}`;
 
+/** How long a rate seen at its ceiling is trusted without asking the database again. */
+const AT_CEILING_MS = 1_000;
+
 /**
  * Per-provider throttles (docs/streams.md): records of a claimed chunk leave at the rate their
  * project's stream has towards the recipient's provider; the rest go back to the queue with a time
@@ -17,6 +20,12 @@ const keyOf = (key: ProviderKey) => `${key.projectId} ${key.stream} ${key.provid
  * raise it slowly (provider-rates.queries.ts), for every worker at once (the state is in the database).
  */
 export class ProviderThrottle {
+  /**
+   * Keys whose rate this process last saw at the ceiling, until when: a provider that never defers
+   * (nearly all of them, nearly always) costs no statement per chunk. Another worker's deferral
+   * lowers the rate in the database, and this process sees it within AT_CEILING_MS.
+   */
+  private readonly atCeiling = new Map<string, number>();
   constructor(
     private readonly db: Queryable,
     private readonly lookup: ProviderLookup,
@@ -34,9 +43,16 @@ export class ProviderThrottle {
       groups.set(keyOf(key), group);
     });
     const held = new Map<string, number>();
-    const tally = new ProviderTally(this.db, this.limits);
-    for (const { key, rows: group } of groups.values()) {
+    const tally = new ProviderTally(this.db, this.limits, this.atCeiling);
+    const now = Date.now();
+    for (const [k, { key, rows: group }] of groups) {
+      if ((this.atCeiling.get(k) ?? 0) > now) {
+        for (const row of group) tally.route(row.id, key);
+        continue;
+      }
       const { granted, tokens, rate } = await takeProviderTokens(this.db, key, group.length, this.limits.maxPerSecond);
+      if (rate >= this.limits.maxPerSecond && granted === group.length) this.atCeiling.set(k, now + AT_CEILING_MS);
+      else this.atCeiling.delete(k);
       group.slice(granted).forEach((row, k) => held.set(row.id, Math.ceil(((k + 1 - tokens) / rate) * 1000)));
       for (const row of group.slice(0, granted)) tally.route(row.id, key);
     }
@@ -55,6 +71,7 @@ export class ProviderTally {
   constructor(
     private readonly db: Queryable,
     private readonly limits: RateLimits,
+    private readonly atCeiling: Map<string, number>,
   ) {}
 
   route(id: string, key: ProviderKey): void {
@@ -73,7 +90,13 @@ export class ProviderTally {
   async flush(): Promise<void> {
     const counts = [...this.counts.values()];
     this.counts.clear();
-    for (const { key, ...outcome } of counts) await recordProviderOutcomes(this.db, key, outcome, this.limits);
+    for (const { key, ...outcome } of counts) {
+      // Deliveries cannot raise a rate at its ceiling: nothing to write.
+      if (outcome.deferred === 0 && (this.atCeiling.get(keyOf(key)) ?? 0) > Date.now()) continue;
+      // A deferral lowers it: the next chunk asks the database.
+      this.atCeiling.delete(keyOf(key));
+      await recordProviderOutcomes(this.db, key, outcome, this.limits);
+    }
   }
 }
 
