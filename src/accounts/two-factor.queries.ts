@@ -10,7 +10,10 @@ export async function findTwoFactor(db: Queryable, userId: string): Promise<TwoF
 
 /** A new secret awaiting its first code; only while two-factor sign-in is not enabled. */
 export async function setPendingTotpSecret(db: Queryable, userId: string, sealedSecret: string): Promise<boolean> {
-  const rows = await db.query('UPDATE users SET totp_secret = $2, updated_at = now() WHERE id = $1 AND totp_enabled_at IS NULL RETURNING id', [userId, sealedSecret]);
+  const rows = await db.query('UPDATE users SET totp_secret = $2, totp_last_step = NULL, updated_at = now() WHERE id = $1 AND totp_enabled_at IS NULL RETURNING id', [
+    userId,
+    sealedSecret,
+  ]);
   return rows.length > 0;
 }
 
@@ -23,7 +26,16 @@ export async function enableTotp(db: Queryable, userId: string, recoveryHashes: 
 }
 
 export async function disableTotp(db: Queryable, userId: string): Promise<void> {
-  await db.query("UPDATE users SET totp_secret = NULL, totp_enabled_at = NULL, totp_recovery_hashes = '{}', updated_at = now() WHERE id = $1", [userId]);
+  await db.query("UPDATE users SET totp_secret = NULL, totp_enabled_at = NULL, totp_recovery_hashes = '{}', totp_last_step = NULL, updated_at = now() WHERE id = $1", [userId]);
+}
+
+/**
+ * Uses a TOTP step: true when it is later than every step the account used before (so each code
+ * is accepted once, even by racing requests), and it becomes the last one.
+ */
+export async function useTotpStep(db: Queryable, userId: string, step: number): Promise<boolean> {
+  const rows = await db.query('UPDATE users SET totp_last_step = $2 WHERE id = $1 AND (totp_last_step IS NULL OR totp_last_step < $2) RETURNING id', [userId, step]);
+  return rows.length > 0;
 }
 
 /** Removes one recovery code; true if it was there (so each is used once, even by racing requests). */

@@ -1,8 +1,8 @@
 import { openSecret, sealSecret } from '../auth/secrets.ts';
-import { hashRecoveryCode, newRecoveryCodes, newTotpSecret, totpCodeMatches, totpQrCode, totpUri } from '../auth/totp.ts';
+import { hashRecoveryCode, newRecoveryCodes, newTotpSecret, totpQrCode, totpStepOf, totpUri } from '../auth/totp.ts';
 import type { Deps } from '../deps.ts';
 import { AppError } from '../errors.ts';
-import { consumeRecoveryCode, disableTotp, enableTotp, findTwoFactor, setPendingTotpSecret, type TwoFactorRow } from './two-factor.queries.ts';
+import { consumeRecoveryCode, disableTotp, enableTotp, findTwoFactor, setPendingTotpSecret, type TwoFactorRow, useTotpStep } from './two-factor.queries.ts';
 
 type TwoFactorDeps = Pick<Deps, 'db'>;
 
@@ -17,13 +17,19 @@ async function accountOf(deps: TwoFactorDeps, userId: string): Promise<TwoFactor
   return row;
 }
 
+/** Whether `code` is a current code of the account's secret that was not used before (its step is then used up). */
+async function codeMatches(deps: TwoFactorDeps, row: TwoFactorRow, code: string): Promise<boolean> {
+  const step = totpStepOf(openSecret(row.totpSecret!, PURPOSE), code);
+  return step !== undefined && useTotpStep(deps.db, row.id, step);
+}
+
 /**
  * Checks a second factor of an account with two-factor sign-in enabled; a recovery code is used up.
  * Returns false when neither matches.
  */
 export async function secondFactorMatches(deps: TwoFactorDeps, row: TwoFactorRow, factor: SecondFactor): Promise<boolean> {
   if (!row.enabled || !row.totpSecret) return false;
-  if (factor.code) return totpCodeMatches(openSecret(row.totpSecret, PURPOSE), factor.code);
+  if (factor.code) return codeMatches(deps, row, factor.code);
   if (factor.recoveryCode) return consumeRecoveryCode(deps.db, row.id, hashRecoveryCode(factor.recoveryCode));
   return false;
 }
@@ -43,7 +49,7 @@ export async function confirmEnrolment(deps: TwoFactorDeps, userId: string, code
   const row = await accountOf(deps, userId);
   if (row.enabled) throw new AppError('TOTP_ALREADY_ENABLED');
   if (!row.totpSecret) throw new AppError('TOTP_NOT_ENROLLING');
-  if (!totpCodeMatches(openSecret(row.totpSecret, PURPOSE), code)) throw new AppError('INVALID_TOTP_CODE');
+  if (!(await codeMatches(deps, row, code))) throw new AppError('INVALID_TOTP_CODE');
   const recoveryCodes = newRecoveryCodes();
   if (!(await enableTotp(deps.db, userId, recoveryCodes.map(hashRecoveryCode)))) throw new AppError('TOTP_ALREADY_ENABLED');
   return { enabled: true as const, recoveryCodes };

@@ -19,14 +19,22 @@ export const totpUri = (email: string, secret: string): string => totp.keyuri(em
 
 export const totpQrCode = (uri: string): Promise<string> => QRCode.toDataURL(uri, { errorCorrectionLevel: 'M', margin: 2, width: 240 });
 
-/** Whether `code` is the secret's code of this step or of the step before or after. */
-export function totpCodeMatches(secret: string, code: string): boolean {
+/** Seconds per TOTP step. */
+const STEP_SECONDS = 30;
+
+/**
+ * The step whose code `code` is (this step, or the one before or after), as a count of 30-second
+ * steps since the epoch; undefined when it is none of them. The caller accepts a step once
+ * (RFC 6238 §5.2: a used code must not be accepted again).
+ */
+export function totpStepOf(secret: string, code: string, now = Date.now()): number | undefined {
   const digits = code.replace(/\s+/g, '');
-  if (!/^\d{6}$/.test(digits)) return false;
+  if (!/^\d{6}$/.test(digits)) return undefined;
   try {
-    return totp.check(digits, secret);
+    const delta = totp.clone({ epoch: now }).checkDelta(digits, secret);
+    return delta === null ? undefined : Math.floor(now / 1000 / STEP_SECONDS) + delta;
   } catch {
-    return false;
+    return undefined;
   }
 }
 

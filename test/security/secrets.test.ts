@@ -144,7 +144,8 @@ describe('secrets at rest: a dump of every table reveals none; rotating SECRETS_
     assert.equal((await api.get('/contacts')).status, 200);
     // The TOTP secret opens under the new key: two-factor log-in still works.
     const challenge = (await client(server.url).post('/auth/login', { email: project.owner.email, password: project.owner.password })).body.challenge;
-    const secondStep = await client(server.url).post('/auth/login/totp', { challenge, code: totpCode(totpSecret) });
+    // The next code the app shows: the one that confirmed enrolment is spent (RFC 6238 §5.2).
+    const secondStep = await client(server.url).post('/auth/login/totp', { challenge, code: totpCode(totpSecret, 1) });
     assert.equal(secondStep.status, 200, secondStep.text);
 
     for (let i = 0; i < 300 && hooks.received.length === 0; i++) await new Promise((resolve) => setTimeout(resolve, 100));

@@ -10,6 +10,8 @@ describe('two-factor sign-in (TOTP): enrolment, log-in with a code or a recovery
   let account: Account;
   let secret: string;
   let recoveryCodes: string[];
+  /** The codes that opened sessions, in order: each is spent once used. */
+  const usedCodes: string[] = [];
   before(async () => {
     server = await startTestServer();
     account = await createAccount(server.url, uniqueEmail('zweifaktor'), 'Schneeflocken über Kyōto 雪');
@@ -20,7 +22,7 @@ describe('two-factor sign-in (TOTP): enrolment, log-in with a code or a recovery
   const me = () => client(server.url, { cookie: account.cookie });
   const login = () => api().post('/auth/login', { email: account.email, password: account.password });
 
-  test('enrolment: a secret, its otpauth:// URI and a QR code; a wrong code does not enable it; a current code does and returns ten recovery codes', async () => {
+  test('enrolment: a secret, its otpauth:// URI and a QR code; a wrong code does not enable it; a code of the previous step (clock drift) does and returns ten recovery codes', async () => {
     assert.equal((await me().get('/users/@me')).body.twoFactorEnabled, false);
     const start = await me().post('/users/@me/totp');
     assert.equal(start.status, 200, start.text);
@@ -41,7 +43,8 @@ describe('two-factor sign-in (TOTP): enrolment, log-in with a code or a recovery
     // Not enabled yet: the password alone still logs in.
     assert.equal((await login()).body.email, account.email);
 
-    const confirm = await me().post('/users/@me/totp/confirm', { code: totpCode(secret) });
+    // One step of clock drift is allowed.
+    const confirm = await me().post('/users/@me/totp/confirm', { code: totpCode(secret, -1) });
     assert.equal(confirm.status, 200, confirm.text);
     recoveryCodes = confirm.body.recoveryCodes;
     assert.equal(recoveryCodes.length, 10);
@@ -52,7 +55,7 @@ describe('two-factor sign-in (TOTP): enrolment, log-in with a code or a recovery
     assert.equal(again.body.error.code, 'TOTP_ALREADY_ENABLED');
   });
 
-  test('log-in: the right password answers a challenge and no session; a wrong code is refused; a code of the previous step opens the session', async () => {
+  test('log-in: the right password answers a challenge and no session; a wrong code is refused; a current code opens the session', async () => {
     const first = await login();
     assert.equal(first.status, 200, first.text);
     assert.equal(first.body.twoFactorRequired, true);
@@ -66,12 +69,27 @@ describe('two-factor sign-in (TOTP): enrolment, log-in with a code or a recovery
     assert.equal(forged.status, 401);
     assert.equal(forged.body.error.code, 'INVALID_TOTP_CHALLENGE');
 
-    // One step of clock drift is allowed.
-    const second = await api().post('/auth/login/totp', { challenge: first.body.challenge, code: totpCode(secret, -1) });
+    const code = totpCode(secret);
+    const second = await api().post('/auth/login/totp', { challenge: first.body.challenge, code });
     assert.equal(second.status, 200, second.text);
+    usedCodes.push(code);
     assert.equal(second.body.email, account.email);
     const cookie = sessionCookieFrom(second.headers);
     assert.equal((await client(server.url, { cookie }).get('/users/@me')).body.email, account.email);
+  });
+
+  test('a code is accepted once (RFC 6238 §5.2): seen again, even within its step, it is refused; the next code the app shows opens a session', async () => {
+    // The code of the log-in above, its step and every step before it are spent.
+    const replay = await api().post('/auth/login/totp', { challenge: (await login()).body.challenge, code: usedCodes[0]! });
+    assert.equal(replay.status, 401, replay.text);
+    assert.equal(replay.body.error.code, 'INVALID_TOTP_CODE');
+    const older = await api().post('/auth/login/totp', { challenge: (await login()).body.challenge, code: totpCode(secret, -1) });
+    assert.equal(older.status, 401, older.text);
+    const nextCode = totpCode(secret, 1);
+    const next = await api().post('/auth/login/totp', { challenge: (await login()).body.challenge, code: nextCode });
+    assert.equal(next.status, 200, next.text);
+    usedCodes.push(nextCode);
+    assert.equal(next.body.email, account.email);
   });
 
   test('a recovery code opens a session once; the second use is refused', async () => {
@@ -95,12 +113,15 @@ describe('two-factor sign-in (TOTP): enrolment, log-in with a code or a recovery
     assert.ok(Number(throttled.headers.get('retry-after')) >= 1);
   });
 
-  test('disable: a wrong code is refused; a current code turns it off and the password alone logs in again', async () => {
+  test('disable: a wrong code is refused, and so is a code already used; a recovery code turns it off and the password alone logs in again', async () => {
     const wrong = await me().post('/users/@me/totp/disable', { code: wrongTotpCode(secret) });
     assert.equal(wrong.status, 401);
     const both = await me().post('/users/@me/totp/disable', { code: totpCode(secret), recoveryCode: recoveryCodes[0] });
     assert.equal(both.status, 422);
-    const off = await me().post('/users/@me/totp/disable', { code: totpCode(secret) });
+    const spent = await me().post('/users/@me/totp/disable', { code: usedCodes.at(-1)! });
+    assert.equal(spent.status, 401, spent.text);
+    assert.equal((await me().get('/users/@me')).body.twoFactorEnabled, true);
+    const off = await me().post('/users/@me/totp/disable', { recoveryCode: recoveryCodes[0] });
     assert.equal(off.status, 200, off.text);
     assert.equal((await me().get('/users/@me')).body.twoFactorEnabled, false);
     const plain = await login();
