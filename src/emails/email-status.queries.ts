@@ -212,3 +212,15 @@ export async function findLinkUrl(db: Queryable, projectId: string, emailId: str
   const row = await queryOne<{ url: string | null }>(db, 'SELECT link_urls ->> $3::int AS url FROM emails WHERE project_id = $1 AND id = $2', [projectId, emailId, index]);
   return row?.url ?? null;
 }
+
+/**
+ * The marketing records held by a pause fall due now (resumed): QUEUED with the pause's note
+ * (`notePrefix`) as their last error.
+ */
+export async function releaseHeldMarketing(tx: Queryable, projectId: string, notePrefix: string): Promise<void> {
+  await tx.query(
+    `UPDATE emails SET next_attempt_at = now(), last_error = NULL
+     WHERE project_id = $1 AND stream = 'marketing' AND status = 'QUEUED' AND starts_with(last_error, $2)`,
+    [projectId, notePrefix],
+  );
+}

@@ -1,8 +1,9 @@
 import { insertAuditEntry as recordAudit } from '../audit/audit.queries.ts';
 import { hasTwoFactor, type Role } from '../auth/auth.queries.ts';
 import type { Queryable } from '../db/index.ts';
+import { releaseHeldMarketing } from '../emails/email-status.queries.ts';
 import { AppError, forbidden } from '../errors.ts';
-import { markReviewed, releaseHeldMarketing, resumeMarketing } from '../reputation/reputation.queries.ts';
+import { markReviewed, resumeMarketing } from '../reputation/reputation.queries.ts';
 import { MARKETING_PAUSED } from '../reputation/reputation.service.ts';
 import { lockProjectForChange, type Project, type ProjectChanges, updateProject } from './projects.queries.ts';
 

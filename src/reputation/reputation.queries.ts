@@ -126,18 +126,6 @@ export async function findPausedMarketing(db: Queryable, projectIds: string[]): 
   return new Map(rows.map((row) => [row.project_id, row.reason ?? '']));
 }
 
-/**
- * The marketing records held by a pause fall due now (resumed): QUEUED with the pause's note
- * (`notePrefix`) as their last error.
- */
-export async function releaseHeldMarketing(tx: Queryable, projectId: string, notePrefix: string): Promise<void> {
-  await tx.query(
-    `UPDATE emails SET next_attempt_at = now(), last_error = NULL
-     WHERE project_id = $1 AND stream = 'marketing' AND status = 'QUEUED' AND starts_with(last_error, $2)`,
-    [projectId, notePrefix],
-  );
-}
-
 /** Disables a project that is not disabled yet, giving the reason; false when it already was. */
 export async function disableForReputation(tx: Queryable, projectId: string, reason: string): Promise<boolean> {
   const rows = await tx.query(

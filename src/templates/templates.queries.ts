@@ -1,5 +1,6 @@
 import type { Queryable } from '../db/index.ts';
 import { containsPattern } from '../db/like.ts';
+import { detachTemplatesCte } from '../emails/email-detach.queries.ts';
 import type { ContentFormat } from './formats.ts';
 import type { TemplateRow, TemplateType } from './templates.schemas.ts';
 
@@ -82,12 +83,13 @@ export async function updateTemplate(db: Queryable, projectId: string, id: strin
 }
 
 /**
- * Deletes a template; the email records and campaigns made from it stay, without it. The statement
- * detaches them itself: on Citus the keys' ON DELETE SET NULL cannot exist (it would null project_id).
+ * Deletes a template; the email records and campaigns made from it stay, without it, detached in
+ * the same statement (src/emails/email-detach.queries.ts; on Citus a key's ON DELETE SET NULL
+ * cannot exist).
  */
 export async function deleteTemplate(db: Queryable, projectId: string, id: string): Promise<boolean> {
   const rows = await db.query(
-    `WITH records AS (UPDATE emails SET template_id = NULL WHERE project_id = $1 AND template_id = $2),
+    `WITH records AS (${detachTemplatesCte('$1', 'ARRAY[$2::uuid]')}),
           campaigns_made AS (UPDATE campaigns SET template_id = NULL WHERE project_id = $1 AND template_id = $2)
      DELETE FROM templates WHERE project_id = $1 AND id = $2 RETURNING id`,
     [projectId, id],
