@@ -26,9 +26,11 @@ type Grant = { granted: number; at: number };
 
 /**
  * Records every take of the database's token buckets with the bucket's clock (the row's
- * refilled_at) in a table of the test's own database, by a trigger on send_rates. On Citus the
- * trigger runs on each shard of send_rates, on the worker node that holds it, and writes to a
- * table of that node; `read` gathers them from every node.
+ * refilled_at) in a table of the test's own database (in a schema of its own: the server
+ * distributes the tables of `public`), by a trigger on send_rates. On Citus the
+ * trigger runs on each shard of send_rates, on the node that holds it, and writes to a table of
+ * that node (the function and the table are made on every node, not distributed); `read` gathers
+ * them from every node.
  */
 async function recordGrants(databaseUrl: string): Promise<{ read: (projectId: string) => Promise<Grant[]> }> {
   const workers = TEST_DATABASE_URL ? await citusWorkers(TEST_DATABASE_URL) : undefined;
@@ -37,27 +39,27 @@ async function recordGrants(databaseUrl: string): Promise<{ read: (projectId: st
     url.port = String(port);
     return url.toString();
   };
-  const nodes = workers ? workers.map((w) => nodeUrl(w.port)) : [databaseUrl];
+  const nodes = [databaseUrl, ...(workers ?? []).map((w) => nodeUrl(w.port))];
   const setUp = `
-    CREATE TABLE IF NOT EXISTS test_rate_grants (project_id uuid NOT NULL, granted int NOT NULL, at timestamptz NOT NULL);
-    CREATE OR REPLACE FUNCTION test_log_rate_grant() RETURNS trigger LANGUAGE plpgsql AS $$
+    CREATE SCHEMA IF NOT EXISTS test_probe;
+    CREATE TABLE IF NOT EXISTS test_probe.rate_grants (project_id uuid NOT NULL, granted int NOT NULL, at timestamptz NOT NULL);
+    CREATE OR REPLACE FUNCTION test_probe.log_rate_grant() RETURNS trigger LANGUAGE plpgsql AS $$
     BEGIN
-      INSERT INTO test_rate_grants (project_id, granted, at) VALUES (NEW.project_id, NEW.granted, NEW.refilled_at);
+      INSERT INTO test_probe.rate_grants (project_id, granted, at) VALUES (NEW.project_id, NEW.granted, NEW.refilled_at);
       RETURN NULL;
     END $$;`;
   for (const url of nodes) await withClient(url, (client) => client.query(workers ? `SET citus.enable_ddl_propagation = off; ${setUp}` : setUp));
-  await withClient(databaseUrl, (client) =>
-    client.query(
-      `${workers ? 'SET citus.enable_unsafe_triggers = on;' : ''}
-       CREATE TRIGGER test_rate_grants AFTER INSERT OR UPDATE ON send_rates FOR EACH ROW EXECUTE FUNCTION test_log_rate_grant()`,
-    ),
-  );
+  await withClient(databaseUrl, async (client) => {
+    // Its own statement: Citus sends the text of a multi-statement query to the shards as it is.
+    if (workers) await client.query('SET citus.enable_unsafe_triggers = on');
+    await client.query('CREATE TRIGGER test_rate_grants AFTER INSERT OR UPDATE ON send_rates FOR EACH ROW EXECUTE FUNCTION test_probe.log_rate_grant()');
+  });
   return {
     async read(projectId) {
       const grants: Grant[] = [];
       for (const url of nodes) {
         const rows = await withClient(url, (client) =>
-          client.query<{ granted: number; at: Date }>('SELECT granted, at FROM test_rate_grants WHERE project_id = $1 AND granted > 0', [projectId]),
+          client.query<{ granted: number; at: Date }>('SELECT granted, at FROM test_probe.rate_grants WHERE project_id = $1 AND granted > 0', [projectId]),
         );
         grants.push(...rows.rows.map((row) => ({ granted: row.granted, at: row.at.getTime() })));
       }
@@ -91,10 +93,10 @@ describe(`SEND_RATE_PER_SECOND=${RATE} holds for two worker processes together (
   test(`a ${CAMPAIGN_SIZE}-recipient campaign and ${RESETS} transactional messages leave at most ${RATE} a second from both workers, each worker sending a share`, async (t) => {
     const environment = await prepareEnvironment({ DNS_SERVERS: dns.address, SMTP_URL: relay.url, SEND_RATE_PER_SECOND: String(RATE), RATE_LIMIT_PER_MINUTE: '100000' });
     const databaseUrl = environment.env.DATABASE_URL!;
-    const grants = await recordGrants(databaseUrl);
     const instanceIds = () => withClient(databaseUrl, async (client) => (await client.query<{ id: number }>('SELECT id FROM worker_instances')).rows.map((r) => r.id));
     const processes: SpawnedServer[] = [];
     try {
+      const grants = await recordGrants(databaseUrl);
       // The API first (it migrates, so no worker races it), then the two workers, one at a time to
       // tell their instance ids apart.
       const api = await spawnServer({ ...environment.env, ROLE: 'api' });
