@@ -27,43 +27,62 @@ type Grant = { granted: number; at: number };
 /**
  * Records every take of the database's token buckets with the bucket's clock (the row's
  * refilled_at) in a table of the test's own database (in a schema of its own: the server
- * distributes the tables of `public`), by a trigger on send_rates. On Citus the
- * trigger runs on each shard of send_rates, on the node that holds it, and writes to a table of
- * that node (the function and the table are made on every node, not distributed); `read` gathers
- * them from every node.
+ * distributes the tables of `public`), by a trigger on send_rates. On Citus the trigger runs on
+ * each shard of send_rates, on the node that holds it, and writes to a table of that node (the
+ * function and the table are made on every node, not distributed); `read` gathers them from every
+ * node. `remove` takes it all away again, also after a failed `install`: a Citus test database
+ * goes back to a pool, emptied but not made again.
  */
-async function recordGrants(databaseUrl: string): Promise<{ read: (projectId: string) => Promise<Grant[]> }> {
-  const workers = TEST_DATABASE_URL ? await citusWorkers(TEST_DATABASE_URL) : undefined;
-  const nodeUrl = (port: number) => {
-    const url = new URL(databaseUrl);
-    url.port = String(port);
-    return url.toString();
+function grantLog(databaseUrl: string) {
+  let found: Promise<{ citus: boolean; nodes: string[] }> | undefined;
+  const cluster = () =>
+    (found ??= (async () => {
+      const workers = TEST_DATABASE_URL ? await citusWorkers(TEST_DATABASE_URL) : undefined;
+      const nodeUrl = (port: number) => {
+        const url = new URL(databaseUrl);
+        url.port = String(port);
+        return url.toString();
+      };
+      return { citus: Boolean(workers), nodes: [databaseUrl, ...(workers ?? []).map((w) => nodeUrl(w.port))] };
+    })());
+  // On Citus, made on each node as it is rather than propagated from the coordinator.
+  const onEveryNode = async (sql: string) => {
+    const { citus, nodes } = await cluster();
+    for (const url of nodes) await withClient(url, (client) => client.query(citus ? `SET citus.enable_ddl_propagation = off; ${sql}` : sql));
   };
-  const nodes = [databaseUrl, ...(workers ?? []).map((w) => nodeUrl(w.port))];
-  const setUp = `
-    CREATE SCHEMA IF NOT EXISTS test_probe;
-    CREATE TABLE IF NOT EXISTS test_probe.rate_grants (project_id uuid NOT NULL, granted int NOT NULL, at timestamptz NOT NULL);
-    CREATE OR REPLACE FUNCTION test_probe.log_rate_grant() RETURNS trigger LANGUAGE plpgsql AS $$
-    BEGIN
-      INSERT INTO test_probe.rate_grants (project_id, granted, at) VALUES (NEW.project_id, NEW.granted, NEW.refilled_at);
-      RETURN NULL;
-    END $$;`;
-  for (const url of nodes) await withClient(url, (client) => client.query(workers ? `SET citus.enable_ddl_propagation = off; ${setUp}` : setUp));
-  await withClient(databaseUrl, async (client) => {
-    // Its own statement: Citus sends the text of a multi-statement query to the shards as it is.
-    if (workers) await client.query('SET citus.enable_unsafe_triggers = on');
-    await client.query('CREATE TRIGGER test_rate_grants AFTER INSERT OR UPDATE ON send_rates FOR EACH ROW EXECUTE FUNCTION test_probe.log_rate_grant()');
-  });
+  // Its own statement after the SET: Citus sends the text of a multi-statement query to the shards as it is.
+  const onSendRates = async (sql: string) => {
+    const { citus } = await cluster();
+    await withClient(databaseUrl, async (client) => {
+      if (citus) await client.query('SET citus.enable_unsafe_triggers = on');
+      await client.query(sql);
+    });
+  };
   return {
-    async read(projectId) {
+    async install() {
+      await onEveryNode(`
+        CREATE SCHEMA IF NOT EXISTS test_probe;
+        CREATE TABLE IF NOT EXISTS test_probe.rate_grants (project_id uuid NOT NULL, granted int NOT NULL, at timestamptz NOT NULL);
+        CREATE OR REPLACE FUNCTION test_probe.log_rate_grant() RETURNS trigger LANGUAGE plpgsql AS $$
+        BEGIN
+          INSERT INTO test_probe.rate_grants (project_id, granted, at) VALUES (NEW.project_id, NEW.granted, NEW.refilled_at);
+          RETURN NULL;
+        END $$;`);
+      await onSendRates('CREATE TRIGGER test_rate_grants AFTER INSERT OR UPDATE ON send_rates FOR EACH ROW EXECUTE FUNCTION test_probe.log_rate_grant()');
+    },
+    async read(projectId: string): Promise<Grant[]> {
       const grants: Grant[] = [];
-      for (const url of nodes) {
+      for (const url of (await cluster()).nodes) {
         const rows = await withClient(url, (client) =>
           client.query<{ granted: number; at: Date }>('SELECT granted, at FROM test_probe.rate_grants WHERE project_id = $1 AND granted > 0', [projectId]),
         );
         grants.push(...rows.rows.map((row) => ({ granted: row.granted, at: row.at.getTime() })));
       }
       return grants.sort((a, b) => a.at - b.at);
+    },
+    async remove() {
+      await onSendRates('DROP TRIGGER IF EXISTS test_rate_grants ON send_rates');
+      await onEveryNode('DROP SCHEMA IF EXISTS test_probe CASCADE');
     },
   };
 }
@@ -95,8 +114,9 @@ describe(`SEND_RATE_PER_SECOND=${RATE} holds for two worker processes together (
     const databaseUrl = environment.env.DATABASE_URL!;
     const instanceIds = () => withClient(databaseUrl, async (client) => (await client.query<{ id: number }>('SELECT id FROM worker_instances')).rows.map((r) => r.id));
     const processes: SpawnedServer[] = [];
+    const grants = grantLog(databaseUrl);
     try {
-      const grants = await recordGrants(databaseUrl);
+      await grants.install();
       // The API first (it migrates, so no worker races it), then the two workers, one at a time to
       // tell their instance ids apart.
       const api = await spawnServer({ ...environment.env, ROLE: 'api' });
@@ -189,6 +209,7 @@ describe(`SEND_RATE_PER_SECOND=${RATE} holds for two worker processes together (
       });
     } finally {
       for (const child of processes.reverse()) await child.stop('SIGKILL');
+      await grants.remove();
       await environment.cleanup();
     }
   });
