@@ -82,7 +82,7 @@ async function drain(ctx: BenchContext, relay: SmtpCounter, from: string, transa
 export const streamDrain: Scenario = {
   name: 'stream-drain',
   description: `a ${RECIPIENTS}-recipient campaign over SMTP (20 ms relay) with and without transactional /v1/send load: delivery start p50/p99, campaign throughput ratio`,
-  databases: ['postgres', 'citus'],
+  databases: ['postgres'],
   server: { env: { ROLE: 'api', DNS_SERVERS: `127.0.0.1:${DNS_PORT}`, SMTP_URL: `smtp://127.0.0.1:${SMTP_PORT}` }, workerProcess: true },
   setup: seedAudience,
   run: async (ctx): Promise<Measurement> => {
