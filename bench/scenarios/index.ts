@@ -9,6 +9,7 @@ import { helloWorld } from './hello-world.ts';
 import { segmentCount } from './segment-count.ts';
 import { deliveryRate, nodemailerAlone, sendAccepted, sendAcceptedApiRole, sendAcceptedSplit } from './send.ts';
 import { smtpSubmission } from './smtp-submission.ts';
+import { streamDrain } from './stream-drain.ts';
 import { trackExisting, trackNew } from './track.ts';
 import { webhookDelivery } from './webhooks.ts';
 import { workflowRun } from './workflow-run.ts';
@@ -32,6 +33,7 @@ export const SCENARIOS: Scenario[] = [
   deliveryRate,
   campaignSend,
   campaignSendMjml,
+  streamDrain,
   workflowRun,
   webhookDelivery,
   analyticsTimeseries,
