@@ -58,8 +58,8 @@ export const RESERVED_CONNECTIONS = 4;
 
 /**
  * A pooled SMTP transport to SMTP_URL; one envelope recipient per message. Marketing mail goes
- * through the shared pool; transactional mail through the reserved pool, or the shared one when the
- * reserved pool is busy and the shared one is not.
+ * through the shared pool; transactional mail too while the shared pool has room (nodemailer's
+ * `isIdle`: fewer messages waiting than connections), and through the reserved pool otherwise.
  */
 export class SmtpTransport implements Transport {
   private readonly shared: nodemailer.Transporter;
@@ -83,7 +83,9 @@ export class SmtpTransport implements Transport {
   }
 
   async deliver(message: HandOff): Promise<Outcome> {
-    const transporter = message.stream === 'marketing' || (!this.reserved.isIdle() && this.shared.isIdle()) ? this.shared : this.reserved;
+    // Transactional mail takes the shared pool while it has room and keeps the reserved one for when
+    // a campaign fills it: a flood of transactional mail alone gets all 24 connections' worth.
+    const transporter = message.stream === 'marketing' || this.shared.isIdle() ? this.shared : this.reserved;
     try {
       await transporter.sendMail({ envelope: { from: message.from, to: [message.to] }, raw: message.raw });
       return { kind: 'delivered' };
