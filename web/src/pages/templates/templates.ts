@@ -38,6 +38,8 @@ export type Draft = {
   subject: string;
   format: Format;
   body: string;
+  /** A visual template's editor state as JSON text ('' = none: the editor opens the MJML). */
+  editorState: string;
   from: string;
   fromName: string;
   replyTo: string;
@@ -50,6 +52,7 @@ export const EMPTY_DRAFT: Draft = {
   subject: '',
   format: 'html',
   body: '<h1>Hello {{ data.firstName ?? "there" }}</h1>\n<p>Write your message here.</p>\n',
+  editorState: '',
   from: '',
   fromName: '',
   replyTo: '',
@@ -63,6 +66,7 @@ export function draftOf(template: Template): Draft {
     subject: template.subject,
     format: template.format,
     body: template.format === 'html' ? template.body : template.source,
+    editorState: template.format === 'visual' && template.editorState ? JSON.stringify(template.editorState) : '',
     from: template.from,
     fromName: template.fromName ?? '',
     replyTo: template.replyTo ?? '',
@@ -78,6 +82,7 @@ export function inputOf(draft: Draft) {
     subject: draft.subject,
     format: draft.format,
     ...(draft.format === 'html' ? { body: draft.body } : { source: draft.body }),
+    ...(draft.format === 'visual' ? { editorState: draft.editorState ? (JSON.parse(draft.editorState) as object) : null } : {}),
     from: draft.from.trim(),
     type: draft.type,
     description: draft.description.trim() === '' ? null : draft.description,
