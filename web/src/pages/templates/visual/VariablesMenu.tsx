@@ -1,6 +1,6 @@
 import { Button, Menu, ScrollArea, TextInput } from '@mantine/core';
 import { useQuery } from '@tanstack/react-query';
-import { useState } from 'react';
+import { type MouseEvent, useState } from 'react';
 import { api, call } from '../../../api/client.ts';
 import { useProject } from '../../../shell/project.ts';
 
@@ -18,9 +18,14 @@ export function placeholderOf(field: string, fallback: string): string {
 }
 
 /**
+ * A press anywhere in the page outside the canvas ends the editing of a text (GrapesJS listens on
+ * the document); the menu stops it there, so the cursor stays where the variable goes.
+ */
+const keepEditing = (event: MouseEvent) => event.stopPropagation();
+
+/**
  * "Variables": the contact's fields (GET /contacts/fields) and the built-in values, put at the
- * cursor of the text or button being edited. The menu keeps the editor's selection: it takes no
- * focus from the canvas until an item is chosen.
+ * cursor of the text or button being edited.
  */
 export function VariablesMenu({ onInsert }: { onInsert: (text: string) => void }) {
   const project = useProject();
@@ -30,11 +35,11 @@ export function VariablesMenu({ onInsert }: { onInsert: (text: string) => void }
   return (
     <Menu position="bottom-end" width={280} closeOnItemClick>
       <Menu.Target>
-        <Button size="xs" variant="default">
+        <Button size="xs" variant="default" onMouseDown={keepEditing}>
           Variables
         </Button>
       </Menu.Target>
-      <Menu.Dropdown>
+      <Menu.Dropdown onMouseDown={keepEditing}>
         <TextInput
           size="xs"
           p={6}

@@ -1,6 +1,6 @@
-import { Alert, Box, Button, Group, Paper, Stack, Tabs, Text } from '@mantine/core';
+import { Alert, Box, Button, Group, Paper, SegmentedControl, Stack, Text } from '@mantine/core';
 import type { Editor } from 'grapesjs';
-import { type RefObject, useEffect, useRef, useState } from 'react';
+import { type RefObject, useEffect, useId, useRef, useState } from 'react';
 import { api, call } from '../../../api/client.ts';
 import { asApiError } from '../../../api/errors.ts';
 import type { SyntaxErrorAt } from '../templates.ts';
@@ -38,15 +38,17 @@ export default function VisualEditor({ initial, onChange, handle, error, fieldEr
   const blocks = useRef<HTMLDivElement>(null);
   const traits = useRef<HTMLDivElement>(null);
   const styles = useRef<HTMLDivElement>(null);
+  const panelId = useId();
   const [editor, setEditor] = useState<Editor>();
   const [history, setHistory] = useState({ undo: false, redo: false });
   const [uploadProblem, setUploadProblem] = useState<string>();
-  const [tab, setTab] = useState<string | null>('blocks');
+  const [tab, setTab] = useState('Blocks');
   const [notice, setNotice] = useState<string>();
   // The first content only: a later one (a restored version) mounts a new editor (the page's key).
   const opened = useRef(initial);
   const changed = useRef(onChange);
   changed.current = onChange;
+  const changedNow = useRef(() => {});
 
   useEffect(() => {
     const upload = async (file: File) => {
@@ -64,11 +66,14 @@ export default function VisualEditor({ initial, onChange, handle, error, fieldEr
       const um = created.UndoManager;
       setHistory({ undo: um.hasUndo(), redo: um.hasRedo() });
       clearTimeout(timer);
-      timer = setTimeout(() => contentOf(created).then((content) => changed.current(content)), 300);
+      // Reading the design while a text is edited can move its cursor: it is read when the edit ends.
+      timer = setTimeout(() => {
+        if (!created.getEditing()) contentOf(created).then((content) => changed.current(content));
+      }, 300);
     };
-    created.on('update undo redo component:input', update);
-    created.on('component:selected', () => setTab('settings'));
-    handle.current = { read: () => contentOf(created) };
+    created.on('update undo redo component:input rte:disable', update);
+    changedNow.current = update;
+    handle.current = { read: () => contentOf(created, { finish: true }) };
     setEditor(created);
     return () => {
       clearTimeout(timer);
@@ -80,6 +85,7 @@ export default function VisualEditor({ initial, onChange, handle, error, fieldEr
   const insert = (text: string) => {
     if (!editor) return;
     const done = insertAtCursor(editor, text);
+    if (done) changedNow.current();
     setNotice(done ? undefined : 'Select a text or a button first (double-click it to place the cursor), then choose the variable.');
   };
 
@@ -106,25 +112,20 @@ export default function VisualEditor({ initial, onChange, handle, error, fieldEr
       )}
       <Paper withBorder radius="sm" className="mr-visual" style={{ display: 'flex', height: 680, overflow: 'hidden' }} aria-labelledby="visual-editor-label">
         <Box w={236} style={{ borderRight: '1px solid var(--mantine-color-default-border)', overflowY: 'auto', flexShrink: 0 }}>
-          <Tabs value={tab} onChange={setTab} keepMounted>
-            <Tabs.List grow>
-              <Tabs.Tab value="blocks">Blocks</Tabs.Tab>
-              <Tabs.Tab value="settings">Settings</Tabs.Tab>
-            </Tabs.List>
-            <Tabs.Panel value="blocks" p={4}>
-              <Text size="xs" c="dimmed" p={4}>
-                Drag a block onto the email.
-              </Text>
-              <div ref={blocks} className="mr-visual-blocks" />
-            </Tabs.Panel>
-            <Tabs.Panel value="settings" p={4}>
-              <Text size="xs" c="dimmed" p={4}>
-                Settings and style of the selected element.
-              </Text>
-              <div ref={traits} />
-              <div ref={styles} />
-            </Tabs.Panel>
-          </Tabs>
+          <SegmentedControl fullWidth radius={0} value={tab} onChange={setTab} data={['Blocks', 'Settings']} aria-label="Side panel" />
+          <Box p={4} display={tab === 'Blocks' ? 'block' : 'none'}>
+            <Text size="xs" c="dimmed" p={4}>
+              Drag a block onto the email.
+            </Text>
+            <div ref={blocks} />
+          </Box>
+          <Box p={4} display={tab === 'Settings' ? 'block' : 'none'}>
+            <Text size="xs" c="dimmed" p={4}>
+              Settings and style of the selected element.
+            </Text>
+            <div ref={traits} id={`${panelId}-traits`} />
+            <div ref={styles} id={`${panelId}-styles`} />
+          </Box>
         </Box>
         <Box style={{ flex: 1, minWidth: 0 }}>
           <div ref={canvas} style={{ height: '100%' }} />

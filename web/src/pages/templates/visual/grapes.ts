@@ -32,6 +32,10 @@ const FOOTER = `<mj-section padding="16px 0px 32px">
 
 const FOOTER_ICON = '<svg viewBox="0 0 24 24"><path fill="currentColor" d="M2 15h20v5H2v-5Zm1 1v3h18v-3H3Zm2 1h8v1H5v-1Zm10 0h4v1h-4v-1ZM2 4h20v9H2V4Zm1 1v7h18V5H3Z"/></svg>';
 
+// GrapesJS turns its file input off when it has no upload URL, even with an `uploadFile` of our
+// own; `disableUpload` (read at run time, missing from its types) turns it back on.
+const UPLOADS_ON = { disableUpload: false };
+
 export type Parts = { canvas: HTMLElement; blocks: HTMLElement; traits: HTMLElement; styles: HTMLElement };
 export type Content = { source: string; editorState: object | null };
 
@@ -56,10 +60,13 @@ export function createEditor(parts: Parts, content: Content, upload: (file: File
     // The head (preview text, default attributes, styles) is kept and exported, not drawn.
     canvasCss: 'mj-head { display: none !important; }',
     blockManager: { appendTo: parts.blocks },
-    traitManager: { appendTo: parts.traits },
-    styleManager: { appendTo: parts.styles },
+    // These two merge their options deeply, which loses an element: they are given a selector.
+    traitManager: { appendTo: selectorOf(parts.traits) },
+    styleManager: { appendTo: selectorOf(parts.styles) },
     assetManager: {
       embedAsBase64: false,
+      multiUpload: false,
+      ...UPLOADS_ON,
       uploadFile: (event) => uploadInto(editor, event, upload),
     },
     plugins: [
@@ -72,12 +79,18 @@ export function createEditor(parts: Parts, content: Content, upload: (file: File
         }),
     ],
   });
+  editor.on('load', () => editor.Canvas.getFrameEl()?.setAttribute('title', 'The email being designed'));
   editor.Blocks.add('mr-footer', { label: 'Footer with unsubscribe', media: FOOTER_ICON, content: FOOTER });
   if (content.editorState) editor.loadProjectData(content.editorState);
   else editor.setComponents(withClosingTags(content.source));
   // Opening is not a change the author can undo.
   editor.UndoManager.clear();
   return editor;
+}
+
+function selectorOf(element: HTMLElement): string {
+  if (!element.id) throw new Error('the settings panels need an id');
+  return `#${CSS.escape(element.id)}`;
 }
 
 /** Uploads the chosen or dropped file, adds it to the asset list and puts it into the image being edited. */
@@ -106,15 +119,22 @@ async function uploadInto(editor: Editor, event: DragEvent, upload: (file: File)
 export const withClosingTags = (mjml: string) => mjml.replace(/<(mj-[a-z-]+)((?:\s+[^\s=>/]+(?:="[^"]*"|='[^']*')?)*)\s*\/>/g, '<$1$2></$1>');
 
 /**
- * The editor's MJML and its state. A text being edited is written back first. GrapesJS escapes
- * quotes and angle brackets in text, which would break Liquid: inside `{{ }}` and `{% %}` they are
- * written back as the author meant them.
+ * The editor's MJML and its state. With `finish`, a text being edited is written back first (its
+ * cursor is lost: only when the author saves or leaves the editor); without, it counts as it was
+ * when its editing began. GrapesJS escapes quotes and angle brackets in text, which would break
+ * Liquid: inside `{{ }}` and `{% %}` they are written back as the author meant them.
  */
-export async function contentOf(editor: Editor): Promise<Content> {
+export async function contentOf(editor: Editor, { finish = false } = {}): Promise<Content> {
   const editing = editor.getEditing();
-  if (editing?.view && 'syncContent' in editing.view) await (editing.view as { syncContent: () => Promise<void> }).syncContent();
-  return { source: liquidAsWritten(editor.getHtml()), editorState: editor.getProjectData() };
+  if (finish && editing?.view && 'syncContent' in editing.view) await (editing.view as { syncContent: () => Promise<void> }).syncContent();
+  return { source: onLines(liquidAsWritten(editor.getHtml())), editorState: editor.getProjectData() };
 }
+
+/**
+ * One MJML element a line (GrapesJS writes all on one): the server's errors name a line, and the
+ * MJML reads well when the template becomes MJML. Whitespace between MJML elements is not content.
+ */
+export const onLines = (mjml: string) => mjml.replace(/>(?=<mj-)/g, '>\n').replace(/(<\/mj-[a-z-]+>)(?=<\/mj-)/g, '$1\n');
 
 const ENTITIES: Record<string, string> = { '&quot;': '"', '&#34;': '"', '&#039;': "'", '&#39;': "'", '&lt;': '<', '&gt;': '>', '&amp;': '&' };
 
