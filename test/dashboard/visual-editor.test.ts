@@ -6,7 +6,7 @@ import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import type { Locator, Page } from 'playwright-core';
 import { createProject, type TestProject } from '../kit/accounts.ts';
-import { assertAccessible, BROWSER_PASS, checkPhoneWidth, pageAs, screenshot, useDashboardBrowser, withPageState } from '../kit/browser.ts';
+import { assertAccessible, BROWSER_PASS, checkPhoneWidth, pageAs, SCREENSHOT_DIR, screenshot, useDashboardBrowser, withPageState } from '../kit/browser.ts';
 import type { DnsServer } from '../kit/dns.ts';
 import { type VerifiedDomain, verifiedDomain } from '../kit/domains.ts';
 import { receiver } from '../kit/mailauth.ts';
@@ -246,6 +246,9 @@ describe('Dashboard: the visual editor', BROWSER_PASS, () => {
       assert.equal(await countIn(page, 'mj-image'), 1);
       await page.getByText('All changes saved').waitFor();
       await screenshot(page, 'visual-editor');
+      // The editor itself, as docs/templates.md shows it.
+      await page.locator('.mr-visual').evaluate((element) => element.scrollIntoView({ block: 'end' }));
+      await page.screenshot({ path: join(SCREENSHOT_DIR, 'visual-editor-design-1280.png'), animations: 'disabled' });
     });
   });
 
