@@ -283,4 +283,29 @@ describe('Dashboard: the visual editor', BROWSER_PASS, () => {
       });
     });
   });
+
+  test('a blank template made visual starts from a blank design, and saves', async () => {
+    const blank = await pageAs(ui.browser, server.url, project.owner);
+    try {
+      await blank.goto(`/p/${project.id}/templates/new`);
+      await blank.getByRole('textbox', { name: 'Name', exact: true }).fill('Письмо с нуля');
+      await blank.getByRole('textbox', { name: 'Subject' }).fill('Новости склада');
+      await blank.getByRole('textbox', { name: 'From address' }).fill(`news@${domain.domain}`);
+      await blank.getByText('Visual', { exact: true }).click();
+      await canvas(blank)
+        .getByText(/write your message here/)
+        .waitFor();
+      await blank.getByRole('button', { name: 'Create template' }).click();
+      await blank.getByText('All changes saved').waitFor();
+      await blank.waitForURL(/\/templates\/[0-9a-f-]{36}$/);
+      const saved = (await project.api.get(`/templates/${blank.url().split('/').pop()}`)).body;
+      assert.equal(saved.format, 'visual');
+      assert.match(saved.source, /^<mjml>\n<mj-body/);
+      assert.ok(saved.body.includes('write your message here.'), 'the server rendered the blank design');
+    } catch (error) {
+      throw await withPageState(blank, error);
+    } finally {
+      await blank.context().close();
+    }
+  });
 });

@@ -15,7 +15,7 @@ import { DeleteTemplate, HistoryPanel } from './HistoryPanel.tsx';
 import { type Picked, PreviewPane, type Rendered } from './PreviewPane.tsx';
 import { FIELDS, fieldMessage, TemplateFields } from './TemplateFields.tsx';
 import { TestSendPanel } from './TestSendPanel.tsx';
-import { type Draft, draftOf, EMPTY_DRAFT, FORMAT_LABELS, type Format, inputOf, sameDraft, syntaxErrorOf, type Template, templateKeys } from './templates.ts';
+import { BLANK_MJML, type Draft, draftOf, EMPTY_DRAFT, FORMAT_LABELS, type Format, inputOf, isMjml, sameDraft, syntaxErrorOf, type Template, templateKeys } from './templates.ts';
 import { UsagePanel } from './UsagePanel.tsx';
 import { VisualBody } from './VisualBody.tsx';
 import type { Content } from './visual/grapes.ts';
@@ -204,12 +204,11 @@ function Editor({ template, contact, setContact }: EditorProps) {
                 onChange={async (format) => {
                   // Leaving the visual editor keeps its MJML as it is now (an edit in progress included).
                   const current = await latest();
-                  // MJML becoming HTML starts from the HTML rendered at the last save.
-                  setDraft({
-                    ...current,
-                    format,
-                    body: format === 'html' && current.format !== 'html' && template && template.format !== 'html' ? template.body : current.body,
-                  });
+                  // MJML becoming HTML starts from the HTML rendered at the last save; a new design
+                  // that is not MJML yet starts from a blank one.
+                  const fromRendered = format === 'html' && current.format !== 'html' && template && template.format !== 'html';
+                  const blank = format === 'visual' && !isMjml(current.body);
+                  setDraft({ ...current, format, body: fromRendered ? template.body : blank ? BLANK_MJML : current.body });
                 }}
               />
               {draft.format === 'visual' ? (

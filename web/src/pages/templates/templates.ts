@@ -59,6 +59,25 @@ export const EMPTY_DRAFT: Draft = {
   type: 'MARKETING',
 };
 
+/** What a new visual design starts from when no starter was chosen: one section of text and the unsubscribe footer. */
+export const BLANK_MJML = `<mjml>
+<mj-body background-color="#f1f3f5">
+<mj-section background-color="#ffffff" padding="24px 16px">
+<mj-column>
+<mj-text font-size="16px" line-height="1.6">Hello {{ data.firstName ?? "there" }}, write your message here.</mj-text>
+</mj-column>
+</mj-section>
+<mj-section padding="16px 0px 32px">
+<mj-column>
+<mj-text align="center" font-size="12px" color="#6b7280"><a href="{{ manageUrl }}">Email preferences</a> · <a href="{{ unsubscribeUrl }}">Unsubscribe</a></mj-text>
+</mj-column>
+</mj-section>
+</mj-body>
+</mjml>
+`;
+
+export const isMjml = (source: string) => source.trimStart().startsWith('<mjml');
+
 export function draftOf(template: Template): Draft {
   return {
     name: template.name,
