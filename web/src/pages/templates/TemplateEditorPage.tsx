@@ -1,4 +1,4 @@
-import { Alert, Anchor, Button, Divider, Grid, Group, SegmentedControl, Select, Stack, Text } from '@mantine/core';
+import { Anchor, Button, Divider, Grid, Group, Stack, Text } from '@mantine/core';
 import { useDebouncedValue } from '@mantine/hooks';
 import { keepPreviousData, useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { useEffect, useRef, useState } from 'react';
@@ -14,8 +14,9 @@ import { BodyEditor } from './BodyEditor.tsx';
 import { DeleteTemplate, HistoryPanel } from './HistoryPanel.tsx';
 import { type Picked, PreviewPane, type Rendered } from './PreviewPane.tsx';
 import { FIELDS, fieldMessage, TemplateFields } from './TemplateFields.tsx';
+import { FormatChoice, StarterPicker } from './TemplateStart.tsx';
 import { TestSendPanel } from './TestSendPanel.tsx';
-import { BLANK_MJML, type Draft, draftOf, EMPTY_DRAFT, FORMAT_LABELS, type Format, inputOf, isMjml, sameDraft, syntaxErrorOf, type Template, templateKeys } from './templates.ts';
+import { BLANK_MJML, type Draft, draftOf, EMPTY_DRAFT, inputOf, isMjml, sameDraft, syntaxErrorOf, type Template, templateKeys } from './templates.ts';
 import { UsagePanel } from './UsagePanel.tsx';
 import { VisualBody } from './VisualBody.tsx';
 import type { Content } from './visual/grapes.ts';
@@ -261,51 +262,6 @@ function Editor({ template, contact, setContact }: EditorProps) {
           </Stack>
         </Grid.Col>
       </Grid>
-    </Stack>
-  );
-}
-
-/** "Start from": the starters (GET /templates/starters) fill the new template's fields. */
-function StarterPicker({ onPick }: { onPick: (draft: Partial<Draft>) => void }) {
-  const starters = useQuery({ queryKey: templateKeys.starters, queryFn: () => call(api.GET('/templates/starters')) });
-  return (
-    <Select
-      label="Start from"
-      description="A responsive starter in MJML, or a blank HTML template."
-      placeholder="Blank HTML"
-      clearable
-      data={(starters.data?.data ?? []).map((s) => ({ value: s.id, label: `${s.name}: ${s.description}` }))}
-      onChange={(value) => {
-        const starter = starters.data?.data.find((s) => s.id === value);
-        onPick(starter ? { name: starter.name, subject: starter.subject, type: starter.type, format: 'mjml', body: starter.source } : { format: 'html', body: EMPTY_DRAFT.body });
-      }}
-    />
-  );
-}
-
-/**
- * HTML, MJML or Visual. A visual template can become MJML or HTML, one way: the editor's layout is
- * not rebuilt from them (docs/templates.md).
- */
-function FormatChoice({ format, saved, onChange }: { format: Format; saved: Format | undefined; onChange: (format: Format) => void }) {
-  // A new template may start visual; a saved HTML or MJML one is not rebuilt into a design.
-  const formats: Format[] = !saved || format === 'visual' || saved === 'visual' ? ['html', 'mjml', 'visual'] : ['html', 'mjml'];
-  return (
-    <Stack gap={4}>
-      <Text size="sm" fw={500} id="format-label">
-        Format
-      </Text>
-      <SegmentedControl aria-labelledby="format-label" value={format} onChange={(v) => onChange(v as Format)} data={formats.map((f) => ({ value: f, label: FORMAT_LABELS[f] }))} />
-      {saved === 'visual' && format !== 'visual' && (
-        <Alert color="yellow" variant="light" p="xs">
-          Saving as {FORMAT_LABELS[format]} leaves the visual editor for good: its layout is kept only as {FORMAT_LABELS[format]}.
-        </Alert>
-      )}
-      {saved === 'mjml' && format === 'html' && (
-        <Alert color="yellow" variant="light" p="xs">
-          Saving as HTML keeps the HTML rendered from the MJML; the MJML itself stays only in the history.
-        </Alert>
-      )}
     </Stack>
   );
 }
