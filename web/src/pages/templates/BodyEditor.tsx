@@ -12,6 +12,7 @@ type Props = {
   error?: SyntaxErrorAt;
   /** Any other refusal of the body (e.g. empty). */
   fieldError?: string;
+  label?: string;
 };
 
 /** The diagnostic of a syntax error: from its column to the end of its line (the whole line without a column). */
@@ -25,7 +26,7 @@ export function diagnosticAt(view: EditorView, error: SyntaxErrorAt): Diagnostic
 }
 
 /** The HTML and Liquid source of a template body in CodeMirror 6, with syntax errors marked at their line. */
-export function BodyEditor({ value, onChange, error, fieldError }: Props) {
+export function BodyEditor({ value, onChange, error, fieldError, label = 'Body (HTML and Liquid)' }: Props) {
   const labelId = useId();
   const messageId = useId();
   const [view, setView] = useState<EditorView>();
@@ -46,7 +47,7 @@ export function BodyEditor({ value, onChange, error, fieldError }: Props) {
   return (
     <Stack gap={4}>
       <Input.Label id={labelId} required>
-        Body (HTML and Liquid)
+        {label}
       </Input.Label>
       <div data-invalid={error || fieldError ? 'true' : undefined} style={{ border: '1px solid var(--mantine-color-default-border)', borderRadius: 4, overflow: 'hidden' }}>
         <CodeMirror

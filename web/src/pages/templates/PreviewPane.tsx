@@ -109,7 +109,7 @@ export function PreviewPane({ contact, onContactChange, rendered, pending, probl
             ]}
           />
         )}
-        {pending && <Loader size="xs" aria-label="Rendering the preview" />}
+        {pending && <Loader size="xs" role="status" aria-label="Rendering the preview" />}
       </Group>
       {rendered && rendered.emptyPlaceholders.length > 0 && (
         <Alert color="yellow" variant="light" p="xs" styles={READABLE_TITLE} title={contact ? `Empty for ${contact.email}` : 'Empty without a contact'}>

@@ -1,7 +1,7 @@
-import { Alert, Anchor, Button, Divider, Grid, Group, SegmentedControl, Select, Stack, Text } from '@mantine/core';
+import { Anchor, Button, Divider, Grid, Group, Stack, Text } from '@mantine/core';
 import { useDebouncedValue } from '@mantine/hooks';
 import { keepPreviousData, useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
-import { useEffect, useState } from 'react';
+import { useEffect, useRef, useState } from 'react';
 import { Link, useNavigate, useParams } from 'react-router';
 import { api, call } from '../../api/client.ts';
 import { asApiError } from '../../api/errors.ts';
@@ -14,9 +14,13 @@ import { BodyEditor } from './BodyEditor.tsx';
 import { DeleteTemplate, HistoryPanel } from './HistoryPanel.tsx';
 import { type Picked, PreviewPane, type Rendered } from './PreviewPane.tsx';
 import { FIELDS, fieldMessage, TemplateFields } from './TemplateFields.tsx';
+import { FormatChoice, StarterPicker } from './TemplateStart.tsx';
 import { TestSendPanel } from './TestSendPanel.tsx';
-import { type Draft, draftOf, EMPTY_DRAFT, FORMAT_LABELS, type Format, inputOf, sameDraft, syntaxErrorOf, type Template, templateKeys } from './templates.ts';
+import { BLANK_MJML, type Draft, draftOf, EMPTY_DRAFT, inputOf, isMjml, sameDraft, syntaxErrorOf, type Template, templateKeys } from './templates.ts';
 import { UsagePanel } from './UsagePanel.tsx';
+import { VisualBody } from './VisualBody.tsx';
+import type { Content } from './visual/grapes.ts';
+import type { VisualHandle } from './visual/VisualEditor.tsx';
 
 /**
  * /p/{id}/templates/new and /p/{id}/templates/{templateId}: the editor, with a live preview. One
@@ -66,6 +70,9 @@ function Editor({ template, contact, setContact }: EditorProps) {
   const [saved, setSaved] = useState<Draft | undefined>(template && draftOf(template));
   const [draft, setDraft] = useState<Draft>(saved ?? EMPTY_DRAFT);
   const dirty = !saved || !sameDraft(draft, saved);
+  // The visual editor, while one is open; a restored version or a starter opens a new one.
+  const visual = useRef<VisualHandle | null>(null);
+  const [opening, setOpening] = useState(0);
 
   const save = useMutation({
     mutationFn: async (input: Draft) => {
@@ -91,6 +98,18 @@ function Editor({ template, contact, setContact }: EditorProps) {
   function set<K extends keyof Draft>(key: K, value: Draft[K]) {
     setDraft((current) => ({ ...current, [key]: value }));
     if (save.error) save.reset();
+  }
+  const designed = (content: Content) => {
+    setDraft((current) => ({ ...current, body: content.source, editorState: content.editorState ? JSON.stringify(content.editorState) : '' }));
+    if (save.error) save.reset();
+  };
+  /** The draft with the visual editor's content as it is now (an edit still in progress included). */
+  async function latest(): Promise<Draft> {
+    if (draft.format !== 'visual' || !visual.current) return draft;
+    const content = await visual.current.read();
+    const next = { ...draft, body: content.source, editorState: content.editorState ? JSON.stringify(content.editorState) : '' };
+    setDraft(next);
+    return next;
   }
 
   // The live preview: the draft's subject and body, rendered server-side by the sending renderer.
@@ -125,15 +144,18 @@ function Editor({ template, contact, setContact }: EditorProps) {
   const previewProblem = preview.error ? (syntax ? 'Fix the syntax error to render it again.' : asApiError(preview.error)?.message) : undefined;
 
   async function saveFirst(): Promise<boolean> {
-    if (!dirty) return true;
+    const next = await latest();
+    if (saved && sameDraft(next, saved)) return true;
     try {
-      await save.mutateAsync(draft);
+      await save.mutateAsync(next);
       return true;
     } catch {
       return false;
     }
   }
 
+  // The visual editor takes the whole width; the preview and the panels go below it.
+  const wide = draft.format === 'visual';
   return (
     <Stack maw={1400}>
       <PageHeader
@@ -153,31 +175,56 @@ function Editor({ template, contact, setContact }: EditorProps) {
       />
       {duplicate.isError && <ErrorMessage error={duplicate.error} />}
       <Grid gap="lg">
-        <Grid.Col span={{ base: 12, md: 7 }}>
+        <Grid.Col span={{ base: 12, md: wide ? 12 : 7 }}>
           <form
             aria-label="Template"
             noValidate
             onSubmit={(event) => {
               event.preventDefault();
-              save.mutate(draft);
+              latest().then((next) => save.mutate(next));
             }}
           >
             <Stack gap="md">
-              {!template && <StarterPicker onPick={(starter) => setDraft((current) => ({ ...current, ...starter }))} />}
+              {!template && (
+                <StarterPicker
+                  onPick={(starter) => {
+                    setDraft((current) => ({
+                      ...current,
+                      ...starter,
+                      format: current.format === 'visual' && starter.format === 'mjml' ? 'visual' : (starter.format ?? current.format),
+                      editorState: '',
+                    }));
+                    setOpening((n) => n + 1);
+                  }}
+                />
+              )}
               <TemplateFields draft={draft} set={set} error={save.error} subjectSyntax={subjectSyntax} />
               <FormatChoice
                 format={draft.format}
                 saved={saved?.format}
-                onChange={(format) =>
-                  // MJML becoming HTML starts from the HTML rendered at the last save.
-                  setDraft((current) => ({
-                    ...current,
-                    format,
-                    body: format === 'html' && current.format !== 'html' && template && template.format !== 'html' ? template.body : current.body,
-                  }))
-                }
+                onChange={async (format) => {
+                  // Leaving the visual editor keeps its MJML as it is now (an edit in progress included).
+                  const current = await latest();
+                  // MJML becoming HTML starts from the HTML rendered at the last save; a new design
+                  // that is not MJML yet starts from a blank one.
+                  const fromRendered = format === 'html' && current.format !== 'html' && template && template.format !== 'html';
+                  const blank = format === 'visual' && !isMjml(current.body);
+                  setDraft({ ...current, format, body: fromRendered ? template.body : blank ? BLANK_MJML : current.body });
+                }}
               />
-              <BodyEditor value={draft.body} onChange={(body) => set('body', body)} error={bodySyntax} fieldError={fieldMessage(save.error, 'body')} />
+              {draft.format === 'visual' ? (
+                <VisualBody
+                  key={opening}
+                  source={draft.body}
+                  editorState={draft.editorState}
+                  onChange={designed}
+                  handle={visual}
+                  error={bodySyntax}
+                  fieldError={fieldMessage(save.error, 'source')}
+                />
+              ) : (
+                <BodyEditor value={draft.body} onChange={(body) => set('body', body)} error={bodySyntax} fieldError={fieldMessage(save.error, 'body')} />
+              )}
               {!syntaxErrorOf(save.error) && <ErrorMessage error={save.error} shownFields={FIELDS} />}
               <Group gap="sm">
                 <Button type="submit" loading={save.isPending}>
@@ -190,7 +237,7 @@ function Editor({ template, contact, setContact }: EditorProps) {
             </Stack>
           </form>
         </Grid.Col>
-        <Grid.Col span={{ base: 12, md: 5 }}>
+        <Grid.Col span={{ base: 12, md: wide ? 12 : 5 }}>
           <Stack gap="lg">
             <PreviewPane contact={contact} onContactChange={setContact} rendered={rendered} pending={preview.isFetching} problem={previewProblem} />
             {template && (
@@ -204,6 +251,7 @@ function Editor({ template, contact, setContact }: EditorProps) {
                     const restoredDraft = draftOf(restored);
                     setSaved(restoredDraft);
                     setDraft(restoredDraft);
+                    setOpening((n) => n + 1);
                   }}
                 />
                 <Divider />
@@ -214,50 +262,6 @@ function Editor({ template, contact, setContact }: EditorProps) {
           </Stack>
         </Grid.Col>
       </Grid>
-    </Stack>
-  );
-}
-
-/** "Start from": the starters (GET /templates/starters) fill the new template's fields. */
-function StarterPicker({ onPick }: { onPick: (draft: Partial<Draft>) => void }) {
-  const starters = useQuery({ queryKey: templateKeys.starters, queryFn: () => call(api.GET('/templates/starters')) });
-  return (
-    <Select
-      label="Start from"
-      description="A responsive starter in MJML, or a blank HTML template."
-      placeholder="Blank HTML"
-      clearable
-      data={(starters.data?.data ?? []).map((s) => ({ value: s.id, label: `${s.name}: ${s.description}` }))}
-      onChange={(value) => {
-        const starter = starters.data?.data.find((s) => s.id === value);
-        onPick(starter ? { name: starter.name, subject: starter.subject, type: starter.type, format: 'mjml', body: starter.source } : { format: 'html', body: EMPTY_DRAFT.body });
-      }}
-    />
-  );
-}
-
-/**
- * HTML or MJML. A visual template can become MJML or HTML, one way: the editor's layout is not
- * rebuilt from them (docs/templates.md).
- */
-function FormatChoice({ format, saved, onChange }: { format: Format; saved: Format | undefined; onChange: (format: Format) => void }) {
-  const formats: Format[] = format === 'visual' || saved === 'visual' ? ['visual', 'mjml', 'html'] : ['html', 'mjml'];
-  return (
-    <Stack gap={4}>
-      <Text size="sm" fw={500} id="format-label">
-        Format
-      </Text>
-      <SegmentedControl aria-labelledby="format-label" value={format} onChange={(v) => onChange(v as Format)} data={formats.map((f) => ({ value: f, label: FORMAT_LABELS[f] }))} />
-      {saved === 'visual' && format !== 'visual' && (
-        <Alert color="yellow" variant="light" p="xs">
-          Saving as {FORMAT_LABELS[format]} leaves the visual editor for good: its layout is kept only as {FORMAT_LABELS[format]}.
-        </Alert>
-      )}
-      {saved === 'mjml' && format === 'html' && (
-        <Alert color="yellow" variant="light" p="xs">
-          Saving as HTML keeps the HTML rendered from the MJML; the MJML itself stays only in the history.
-        </Alert>
-      )}
     </Stack>
   );
 }

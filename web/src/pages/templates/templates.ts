@@ -38,6 +38,8 @@ export type Draft = {
   subject: string;
   format: Format;
   body: string;
+  /** A visual template's editor state as JSON text ('' = none: the editor opens the MJML). */
+  editorState: string;
   from: string;
   fromName: string;
   replyTo: string;
@@ -50,11 +52,31 @@ export const EMPTY_DRAFT: Draft = {
   subject: '',
   format: 'html',
   body: '<h1>Hello {{ data.firstName ?? "there" }}</h1>\n<p>Write your message here.</p>\n',
+  editorState: '',
   from: '',
   fromName: '',
   replyTo: '',
   type: 'MARKETING',
 };
+
+/** What a new visual design starts from when no starter was chosen: one section of text and the unsubscribe footer. */
+export const BLANK_MJML = `<mjml>
+<mj-body background-color="#f1f3f5">
+<mj-section background-color="#ffffff" padding="24px 16px">
+<mj-column>
+<mj-text font-size="16px" line-height="1.6">Hello {{ data.firstName ?? "there" }}, write your message here.</mj-text>
+</mj-column>
+</mj-section>
+<mj-section padding="16px 0px 32px">
+<mj-column>
+<mj-text align="center" font-size="12px" color="#6b7280"><a href="{{ manageUrl }}">Email preferences</a> · <a href="{{ unsubscribeUrl }}">Unsubscribe</a></mj-text>
+</mj-column>
+</mj-section>
+</mj-body>
+</mjml>
+`;
+
+export const isMjml = (source: string) => source.trimStart().startsWith('<mjml');
 
 export function draftOf(template: Template): Draft {
   return {
@@ -63,6 +85,7 @@ export function draftOf(template: Template): Draft {
     subject: template.subject,
     format: template.format,
     body: template.format === 'html' ? template.body : template.source,
+    editorState: template.format === 'visual' && template.editorState ? JSON.stringify(template.editorState) : '',
     from: template.from,
     fromName: template.fromName ?? '',
     replyTo: template.replyTo ?? '',
@@ -78,6 +101,7 @@ export function inputOf(draft: Draft) {
     subject: draft.subject,
     format: draft.format,
     ...(draft.format === 'html' ? { body: draft.body } : { source: draft.body }),
+    ...(draft.format === 'visual' ? { editorState: draft.editorState ? (JSON.parse(draft.editorState) as object) : null } : {}),
     from: draft.from.trim(),
     type: draft.type,
     description: draft.description.trim() === '' ? null : draft.description,
