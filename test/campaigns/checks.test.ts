@@ -72,7 +72,14 @@ describe('checks of a campaign before a test or a send (docs/campaigns.md)', () 
     assert.deepEqual(fixed.body.checks, []);
 
     // A transactional campaign needs no unsubscribe link.
-    const transactional = await project.api.post('/campaigns', { name: 'Course change', type: 'TRANSACTIONAL', subject: 'Your course moved', body: NEWSLETTER, from, audienceType: 'ALL' });
+    const transactional = await project.api.post('/campaigns', {
+      name: 'Course change',
+      type: 'TRANSACTIONAL',
+      subject: 'Your course moved',
+      body: NEWSLETTER,
+      from,
+      audienceType: 'ALL',
+    });
     assert.equal(transactional.status, 201, transactional.text);
     assert.deepEqual(codes(transactional.body.checks), ['IMAGE_WITHOUT_ALT', 'LINK_NOT_HTTP']);
   });
@@ -107,7 +114,13 @@ describe('checks of a campaign before a test or a send (docs/campaigns.md)', () 
     const { project, from } = await projectWithSender(server.url, dns, 'news');
     const contact = await project.api.post('/contacts', { email: `anna-${randomUUID().slice(0, 8)}@recipients.example.test`, data: { firstName: 'Анна' } });
     assert.equal(contact.status, 201, contact.text);
-    const created = await project.api.post('/campaigns', { name: 'Workshop news', subject: 'Новости для {{ data.firstName ?? "вас" }}', body: NEWSLETTER, from, audienceType: 'ALL' });
+    const created = await project.api.post('/campaigns', {
+      name: 'Workshop news',
+      subject: 'Новости для {{ data.firstName ?? "вас" }}',
+      body: NEWSLETTER,
+      from,
+      audienceType: 'ALL',
+    });
     assert.equal(created.status, 201, created.text);
     const id = created.body.data.id;
 
