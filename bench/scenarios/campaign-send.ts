@@ -7,14 +7,14 @@ import { startSmtpCounter } from '../smtp-counter.ts';
 
 // Fixed ports (the server's DNS_SERVERS and SMTP_URL are set before the peers exist); not those of
 // delivery-rate, so the two never share a server (and a project). Below the ephemeral range.
-const DNS_PORT = 20536;
-const SMTP_PORT = 20526;
-const RECIPIENTS = Number(process.env.BENCH_CAMPAIGN_RECIPIENTS ?? 100_000);
+export const DNS_PORT = 20536;
+export const SMTP_PORT = 20526;
+export const RECIPIENTS = Number(process.env.BENCH_CAMPAIGN_RECIPIENTS ?? 100_000);
 // Unsubscribed contacts beside them: the audience query must leave them out.
 const UNSUBSCRIBED = Math.round(RECIPIENTS / 10);
 
 /** Seeds the audience in SQL with the server stopped (through the API it would take minutes). */
-async function seedAudience(ctx: BenchContext): Promise<void> {
+export async function seedAudience(ctx: BenchContext): Promise<void> {
   process.stderr.write(`[bench] seeding ${RECIPIENTS} subscribed and ${UNSUBSCRIBED} unsubscribed contacts…\n`);
   await ctx.withServerStopped(async (db) => {
     await db.query(

@@ -2,6 +2,7 @@ import type { Scenario } from '../scenario.ts';
 import { analyticsTimeseries } from './analytics-timeseries.ts';
 import { authRejected } from './auth-rejected.ts';
 import { authWhoami } from './auth-whoami.ts';
+import { campaignMjmlVsHtml } from './campaign-mjml-vs-html.ts';
 import { campaignSend, campaignSendMjml } from './campaign-send.ts';
 import { contactsImport } from './contacts-import.ts';
 import { contactsDeepPage, contactsFirstPage } from './contacts-list.ts';
@@ -34,6 +35,7 @@ export const SCENARIOS: Scenario[] = [
   campaignSend,
   campaignSendMjml,
   streamDrain,
+  campaignMjmlVsHtml,
   workflowRun,
   webhookDelivery,
   analyticsTimeseries,

@@ -2,6 +2,7 @@ import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import type { Deps } from '../deps.ts';
 import { projectOf } from '../http/auth.ts';
+import { templatePreview } from '../templates/templates.schemas.ts';
 import { campaignRecipients, checkAudience, checkCampaignAudience } from './campaign-audience.service.ts';
 import { cancelCampaign, sendCampaign, sendTestEmail } from './campaign-sending.service.ts';
 import {
@@ -11,15 +12,17 @@ import {
   campaignEnvelope,
   campaignIdParams,
   campaignPage,
+  campaignPreviewBody,
   campaignStats,
   listCampaignsQuery,
   recipientPage,
   recipientsQuery,
+  savedCampaignEnvelope,
   sendCampaignBody,
   testCampaignBody,
   testSentResponse,
 } from './campaigns.schemas.ts';
-import { createCampaign, deleteCampaign, duplicateCampaign, getCampaign, listCampaigns, replaceCampaign, campaignStats as statsOf } from './campaigns.service.ts';
+import { createCampaign, deleteCampaign, duplicateCampaign, getCampaign, listCampaigns, previewCampaign, replaceCampaign, campaignStats as statsOf } from './campaigns.service.ts';
 
 const tags = ['campaigns'];
 const security: Array<Record<string, string[]>> = [{ apiKey: [] }, { session: [] }];
@@ -36,8 +39,8 @@ export const campaignsRoutes: FastifyPluginAsyncZod<Deps> = async (app, deps) =>
 
   app.post(
     '/campaigns',
-    { config, schema: { tags, security, summary: 'Create a campaign (DRAFT)', body: campaignBody, response: { 201: campaignEnvelope } } },
-    async (request, reply) => reply.status(201).send({ success: true as const, data: await createCampaign(deps, projectOf(request).id, request.body) }),
+    { config, schema: { tags, security, summary: 'Create a campaign (DRAFT), with the checks of its content', body: campaignBody, response: { 201: savedCampaignEnvelope } } },
+    async (request, reply) => reply.status(201).send({ success: true as const, ...(await createCampaign(deps, projectOf(request).id, request.body)) }),
   );
 
   app.get('/campaigns/:id', { config, schema: { tags, security, summary: 'One campaign', params, response: { 200: campaignEnvelope } } }, async (request) => ({
@@ -47,8 +50,18 @@ export const campaignsRoutes: FastifyPluginAsyncZod<Deps> = async (app, deps) =>
 
   app.put(
     '/campaigns/:id',
-    { config, schema: { tags, security, summary: 'Replace a DRAFT or SCHEDULED campaign (the create body)', params, body: campaignBody, response: { 200: campaignEnvelope } } },
-    async (request) => ({ success: true as const, data: await replaceCampaign(deps, projectOf(request).id, request.params.id, request.body) }),
+    {
+      config,
+      schema: {
+        tags,
+        security,
+        summary: 'Replace a DRAFT or SCHEDULED campaign (the create body), with the checks of its content',
+        params,
+        body: campaignBody,
+        response: { 200: savedCampaignEnvelope },
+      },
+    },
+    async (request) => ({ success: true as const, ...(await replaceCampaign(deps, projectOf(request).id, request.params.id, request.body)) }),
   );
 
   app.delete(
@@ -91,6 +104,22 @@ export const campaignsRoutes: FastifyPluginAsyncZod<Deps> = async (app, deps) =>
       const data = await sendTestEmail(deps, projectOf(request).id, request.params.id, request.body.email);
       return { success: true as const, message: `Test email sent to ${data.to}.`, data };
     },
+  );
+
+  app.post(
+    '/campaigns/:id/preview',
+    {
+      config,
+      schema: {
+        tags,
+        security,
+        summary: "Render the saved campaign with a contact's data as sending would, with its checks before a test or a send",
+        params,
+        body: campaignPreviewBody,
+        response: { 200: templatePreview },
+      },
+    },
+    async (request) => previewCampaign(deps, projectOf(request).id, request.params.id, request.body?.contactId),
   );
 
   app.get(

@@ -4,6 +4,7 @@ import { PROVIDERS } from '../deliverability/providers.ts';
 import { EMAIL_STATUSES } from '../emails/emails.queries.ts';
 import { offsetPage, offsetPageFields, sortFields } from '../pagination.ts';
 import { type ContentFormat, contentOut, formatFields, formatResponseFields } from '../templates/formats.ts';
+import { contentCheck } from '../templates/templates.schemas.ts';
 
 export const CAMPAIGN_TYPES = ['TRANSACTIONAL', 'MARKETING', 'HEADLESS'] as const;
 export const CAMPAIGN_STATUSES = ['DRAFT', 'SCHEDULED', 'SENDING', 'SENT', 'CANCELLED'] as const;
@@ -170,6 +171,16 @@ export const campaignPage = offsetPage(campaignSchema);
 export type CampaignPage = z.infer<typeof campaignPage>;
 
 export const campaignEnvelope = z.object({ success: z.literal(true), data: campaignSchema, message: z.string().optional() });
+
+/** POST /campaigns and PUT /campaigns/{id}: the campaign and the checks of its content (docs/campaigns.md). */
+export const savedCampaignEnvelope = campaignEnvelope.extend({
+  checks: z
+    .array(contentCheck)
+    .describe('advice, not refusals, rendered with no contact: images without alt, links not http(s), HTML over 102 KB, no unsubscribe link (MARKETING), no text part'),
+});
+
+/** POST /campaigns/{id}/preview. */
+export const campaignPreviewBody = z.object({ contactId: z.uuid().nullish().describe('whose data renders it; none: no contact variables') }).nullish();
 
 export const campaignStats = z.object({
   totalRecipients: z.number().int(),

@@ -6,7 +6,10 @@ import { WARMUP_WAIT } from '../domains/warmup.ts';
 import { contentOf } from '../emails/email-content.ts';
 import { AppError, badRequest, type FieldError, notFound } from '../errors.ts';
 import { checkTemplateSyntax } from '../rendering/render.ts';
+import type { ContentCheck } from '../templates/checks.ts';
 import { resolveContent } from '../templates/formats.ts';
+import { checkSaved, previewContent } from '../templates/templates.preview.ts';
+import type { TemplatePreview } from '../templates/templates.schemas.ts';
 import { getTemplateForSend } from '../templates/templates.service.ts';
 import { audienceForWrite, audienceOf, checkAudienceCondition } from './audience.ts';
 import { countAudience } from './campaign-sending.queries.ts';
@@ -78,10 +81,15 @@ async function audienceSize(db: Queryable, projectId: string, values: queries.Ca
   return countAudience(db, await audienceForWrite(db, projectId, spec));
 }
 
+/** A saved campaign with the checks of its content (docs/campaigns.md, "Checks before sending"). */
+export type SavedCampaign = { data: Campaign; checks: ContentCheck[] };
+
+const checksOf = (values: queries.CampaignValues) => checkSaved({ subject: values.subject, body: values.body, source: values.source, type: values.type });
+
 /** POST /campaigns: a DRAFT. */
-export async function createCampaign(deps: Deps, projectId: string, input: CampaignInput): Promise<Campaign> {
+export async function createCampaign(deps: Deps, projectId: string, input: CampaignInput): Promise<SavedCampaign> {
   const values = await valuesOf(deps, projectId, input);
-  return toCampaign(await queries.insertCampaign(deps.db, projectId, values));
+  return { data: toCampaign(await queries.insertCampaign(deps.db, projectId, values)), checks: checksOf(values) };
 }
 
 export async function findCampaignOr404(db: Queryable, projectId: string, id: string): Promise<CampaignRow> {
@@ -98,14 +106,25 @@ export const stateError = (row: Pick<CampaignRow, 'status'>, action: string) =>
   new AppError('CAMPAIGN_STATE_INVALID', { message: `A ${row.status} campaign cannot be ${action}.`, details: { status: row.status } });
 
 /** PUT /campaigns/{id}: replaces the content, only while DRAFT or SCHEDULED (docs/decisions/campaigns.md). */
-export async function replaceCampaign(deps: Deps, projectId: string, id: string, input: CampaignInput): Promise<Campaign> {
+export async function replaceCampaign(deps: Deps, projectId: string, id: string, input: CampaignInput): Promise<SavedCampaign> {
   const current = await findCampaignOr404(deps.db, projectId, id);
   if (current.status !== 'DRAFT' && current.status !== 'SCHEDULED') throw stateError(current, 'edited (only DRAFT and SCHEDULED campaigns can)');
   const values = await valuesOf(deps, projectId, input);
   const row = await queries.replaceCampaign(deps.db, projectId, id, values);
-  if (row) return toCampaign(row);
+  if (row) return { data: toCampaign(row), checks: checksOf(values) };
   // It moved on (or went) between the check and the write.
   throw stateError(await findCampaignOr404(deps.db, projectId, id), 'edited (only DRAFT and SCHEDULED campaigns can)');
+}
+
+/**
+ * POST /campaigns/{id}/preview: the saved campaign as the template preview renders it, with a
+ * contact's data or none, and its checks before a test or a send (docs/campaigns.md). The stored
+ * body is what delivery sends (MJML was rendered on save, Liquid left in it), so it is previewed
+ * as it is, without rendering the MJML again.
+ */
+export async function previewCampaign(deps: Deps, projectId: string, id: string, contactId?: string | null): Promise<TemplatePreview> {
+  const row = await findCampaignOr404(deps.db, projectId, id);
+  return previewContent(deps, projectId, { subject: row.subject, format: 'html', body: row.body, type: row.type, contactId });
 }
 
 /** POST /campaigns/{id}/duplicate: a DRAFT copy named "<name> (copy)", its audience counted now. */

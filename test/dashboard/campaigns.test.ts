@@ -176,9 +176,23 @@ describe('Dashboard: a segment built by mouse, and a campaign to it checked, tes
     );
   });
 
-  step('send a test copy: it arrives marked [Test] and changes no counter', async () => {
+  step('the checks say the marketing mail has no unsubscribe link; a test copy asks first, then arrives marked [Test] and changes no counter', async () => {
+    const checks = page.getByRole('list', { name: 'Checks before sending' });
+    await checks.waitFor();
+    const listed = await checks.getByRole('listitem').allInnerTexts();
+    const api = await project.api.post(`/campaigns/${campaignId}/preview`, {});
+    assert.deepEqual(
+      api.body.checks.map((c: { code: string }) => c.code),
+      ['NO_UNSUBSCRIBE_LINK'],
+    );
+    assert.deepEqual(listed, [`body: ${api.body.checks[0].message}`]);
+
     await page.getByRole('textbox', { name: 'Test address' }).fill('editor@fjord.example');
     await page.getByRole('button', { name: 'Send test' }).click();
+    const ask = page.getByRole('dialog', { name: 'Send the test anyway?' });
+    await ask.getByRole('list', { name: 'Checks of this content' }).getByText('Marketing mail needs a link to {{ unsubscribeUrl }}', { exact: false }).waitFor();
+    await assertAccessible(page, 'test copy, checks to confirm');
+    await ask.getByRole('button', { name: 'Send test anyway' }).click();
     await page.getByRole('status').filter({ hasText: 'editor@fjord.example' }).waitFor();
     const deadline = Date.now() + 30_000;
     while (!sink.messages.some((m) => m.envelope.to[0] === 'editor@fjord.example')) {
@@ -203,6 +217,7 @@ describe('Dashboard: a segment built by mouse, and a campaign to it checked, tes
       .getByTestId('confirm-count')
       .filter({ hasText: `${eligible.toLocaleString('en-US')} contacts will get` })
       .waitFor();
+    await dialog.getByRole('list', { name: 'Checks of this content' }).getByText('body', { exact: true }).waitFor();
     await assertAccessible(page, 'schedule confirmation');
     await dialog.getByRole('button', { name: `Schedule for ${eligible.toLocaleString('en-US')}` }).click();
     await page.getByText('It goes out on').waitFor();

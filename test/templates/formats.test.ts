@@ -7,7 +7,7 @@ import { verifiedDomain } from '../kit/domains.ts';
 import { startTestServerWithDns, type TestServer } from '../kit/server.ts';
 import { type SmtpSink, startSmtpSink } from '../kit/smtp.ts';
 
-/** A two-column order note in MJML: paragraphs, a list, three scripts, fallbacks and a loop. */
+/** A two-column order note in MJML: paragraphs, a list, a table, three scripts, fallbacks and a loop. */
 const MJML = `<mjml>
   <mj-body>
     <mj-section>
@@ -18,6 +18,7 @@ const MJML = `<mjml>
       <mj-column>
         <mj-text><ul>{% assign items = data.items | split: "|" %}{% for item in items %}<li>{{ item }}</li>{% endfor %}</ul></mj-text>
         <mj-text>ご注文ありがとうございます。 شكرا لطلبك.</mj-text>
+        <mj-table><tr><th>品目</th><th>Кол-во</th></tr><tr><td>{{ data.order }}</td><td>{{ data.parcels ?? 1 }}</td></tr></mj-table>
       </mj-column>
     </mj-section>
   </mj-body>
@@ -114,6 +115,7 @@ describe('template formats, history and checks (docs/templates.md)', () => {
     assert.match(preview.body.html, /Здравствуйте, Ксения!/);
     assert.match(preview.body.html, /Kyōto &lt;east&gt;/);
     assert.match(preview.body.html, /<li>手挽きミル<\/li>/);
+    assert.match(preview.body.html, /<th>品目<\/th><th>Кол-во<\/th><\/tr><tr><td>A-1042<\/td><td>1<\/td>/);
     assert.deepEqual(preview.body.emptyPlaceholders, []);
 
     const sent = await project.api.post('/v1/send', { to: email, template: template.body.id });

@@ -1099,7 +1099,7 @@ export interface paths {
             };
         };
         put?: never;
-        /** Create a campaign (DRAFT) */
+        /** Create a campaign (DRAFT), with the checks of its content */
         post: {
             parameters: {
                 query?: never;
@@ -1151,6 +1151,14 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
+                            /** @description advice, not refusals, rendered with no contact: images without alt, links not http(s), HTML over 102 KB, no unsubscribe link (MARKETING), no text part */
+                            checks: {
+                                /** @enum {string} */
+                                code: "IMAGE_WITHOUT_ALT" | "LINK_NOT_HTTP" | "HTML_CLIPPED" | "NO_UNSUBSCRIBE_LINK" | "NO_TEXT_PART";
+                                message: string;
+                                /** @description which image, link or part */
+                                where: string;
+                            }[];
                             data: {
                                 audienceCondition: {
                                     [key: string]: unknown;
@@ -1281,7 +1289,7 @@ export interface paths {
                 };
             };
         };
-        /** Replace a DRAFT or SCHEDULED campaign (the create body) */
+        /** Replace a DRAFT or SCHEDULED campaign (the create body), with the checks of its content */
         put: {
             parameters: {
                 query?: never;
@@ -1335,6 +1343,14 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
+                            /** @description advice, not refusals, rendered with no contact: images without alt, links not http(s), HTML over 102 KB, no unsubscribe link (MARKETING), no text part */
+                            checks: {
+                                /** @enum {string} */
+                                code: "IMAGE_WITHOUT_ALT" | "LINK_NOT_HTTP" | "HTML_CLIPPED" | "NO_UNSUBSCRIBE_LINK" | "NO_TEXT_PART";
+                                message: string;
+                                /** @description which image, link or part */
+                                where: string;
+                            }[];
                             data: {
                                 audienceCondition: {
                                     [key: string]: unknown;
@@ -1630,6 +1646,73 @@ export interface paths {
                             message?: string;
                             /** @enum {boolean} */
                             success: true;
+                        };
+                    };
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/campaigns/{id}/preview": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Render the saved campaign with a contact's data as sending would, with its checks before a test or a send */
+        post: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    id: string;
+                };
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": {
+                        /**
+                         * Format: uuid
+                         * @description whose data renders it; none: no contact variables
+                         */
+                        contactId?: string | null;
+                    } | null;
+                };
+            };
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @description advice before sending: images without alt, links not http(s), HTML over 102 KB, no unsubscribe link, no text part */
+                            checks: {
+                                /** @enum {string} */
+                                code: "IMAGE_WITHOUT_ALT" | "LINK_NOT_HTTP" | "HTML_CLIPPED" | "NO_UNSUBSCRIBE_LINK" | "NO_TEXT_PART";
+                                message: string;
+                                /** @description which image, link or part */
+                                where: string;
+                            }[];
+                            contact: {
+                                email: string;
+                                /** Format: uuid */
+                                id: string;
+                            } | null;
+                            /** @description placeholders without a fallback that render empty for this contact */
+                            emptyPlaceholders: string[];
+                            html: string;
+                            subject: string;
+                            text: string;
                         };
                     };
                 };

@@ -23,8 +23,9 @@ export function ContentStep({ draft, set, saveError }: Props) {
   const [subject] = useDebouncedValue(draft.subject, 400);
   const [body] = useDebouncedValue(draft.body, 400);
   const preview = useQuery({
-    queryKey: ['templates', project.id, 'preview', subject, body, contact?.id ?? null],
-    queryFn: () => call(api.POST('/templates/preview', { body: { subject, body, contactId: contact?.id ?? null } })),
+    queryKey: ['templates', project.id, 'preview', subject, body, draft.type, contact?.id ?? null],
+    // The campaign's type decides whether an unsubscribe link is checked for.
+    queryFn: () => call(api.POST('/templates/preview', { body: { subject, body, type: draft.type, contactId: contact?.id ?? null } })),
     placeholderData: keepPreviousData,
     retry: false,
   });

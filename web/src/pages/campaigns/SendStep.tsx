@@ -5,6 +5,7 @@ import { api, call } from '../../api/client.ts';
 import { useMe } from '../../api/session.ts';
 import { useProject } from '../../shell/project.ts';
 import { ErrorMessage } from '../../ui/ErrorMessage.tsx';
+import { ContentChecks, useCampaignChecks } from './ContentChecks.tsx';
 import { type Campaign, campaignKeys } from './campaigns.ts';
 import { instantIn, viewerZone, wallClockIn, zones } from './schedule.ts';
 
@@ -14,7 +15,10 @@ type Props = {
   saveFirst: () => Promise<boolean>;
 };
 
-/** Step 4: a test copy, then send now or at a date, time and zone, after a confirmation naming how many get it. */
+/**
+ * Step 4: a test copy, then send now or at a date, time and zone, after a confirmation naming how
+ * many get it. The content's checks are listed, and a test asks to go ahead while there are any.
+ */
 export function SendStep({ campaign, saveFirst }: Props) {
   const project = useProject();
   const me = useMe();
@@ -27,6 +31,10 @@ export function SendStep({ campaign, saveFirst }: Props) {
   const [time, setTime] = useState(initial.time);
   const [zone, setZone] = useState(zone0);
   const [confirming, setConfirming] = useState(false);
+  // The address a test waits to go to while its checks are confirmed.
+  const [testPending, setTestPending] = useState<string>();
+  const checks = useCampaignChecks(campaign);
+  const found = checks.data ?? [];
   const when = mode === 'later' ? instantIn(date, time, zone) : undefined;
 
   const test = useMutation({
@@ -51,15 +59,23 @@ export function SendStep({ campaign, saveFirst }: Props) {
     },
   });
 
-  function submitTest(event: FormEvent<HTMLFormElement>) {
+  async function submitTest(event: FormEvent<HTMLFormElement>) {
     event.preventDefault();
-    test.mutate(testTo.trim() || me.data?.email || '');
+    const to = testTo.trim() || me.data?.email || '';
+    const list = checks.data ?? (await checks.refetch()).data ?? [];
+    if (list.length > 0) setTestPending(to);
+    else test.mutate(to);
+  }
+  function sendTestAnyway() {
+    if (testPending !== undefined) test.mutate(testPending);
+    setTestPending(undefined);
   }
 
   const eligible = audience.data?.eligible;
   return (
     <Stack maw={720}>
-      <Paper withBorder p="md" radius="md" component="form" onSubmit={submitTest} aria-labelledby="test-title">
+      <ContentChecks checks={found} />
+      <Paper withBorder p="md" radius="md" component="form" onSubmit={(event) => void submitTest(event)} aria-labelledby="test-title">
         <Stack gap="xs">
           <Title order={2} size="h4" id="test-title">
             Send a test
@@ -115,6 +131,18 @@ export function SendStep({ campaign, saveFirst }: Props) {
         </Stack>
       </Paper>
 
+      <Modal opened={testPending !== undefined} onClose={() => setTestPending(undefined)} title="Send the test anyway?">
+        <Stack>
+          <ContentChecks checks={found} label="Checks of this content" />
+          <Group justify="flex-end">
+            <Button variant="default" onClick={() => setTestPending(undefined)}>
+              Not yet
+            </Button>
+            <Button onClick={sendTestAnyway}>Send test anyway</Button>
+          </Group>
+        </Stack>
+      </Modal>
+
       <Modal opened={confirming} onClose={() => setConfirming(false)} title={mode === 'now' ? 'Send this campaign now?' : 'Schedule this campaign?'}>
         <Stack>
           {audience.isPending && <Text size="sm">Counting who will get it…</Text>}
@@ -129,12 +157,13 @@ export function SendStep({ campaign, saveFirst }: Props) {
               Nobody in this audience can be mailed now.
             </Alert>
           )}
-          <ErrorMessage error={send.error ?? audience.error} />
+          <ContentChecks checks={found} label="Checks of this content" />
+          <ErrorMessage error={send.error ?? audience.error ?? checks.error} />
           <Group justify="flex-end">
             <Button variant="default" onClick={() => setConfirming(false)}>
               Not yet
             </Button>
-            <Button loading={send.isPending} disabled={!eligible} onClick={() => send.mutate()}>
+            <Button loading={send.isPending} disabled={!eligible || checks.isPending} onClick={() => send.mutate()}>
               {mode === 'now' ? `Send to ${eligible?.toLocaleString() ?? '…'}` : `Schedule for ${eligible?.toLocaleString() ?? '…'}`}
             </Button>
           </Group>

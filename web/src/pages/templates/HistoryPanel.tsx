@@ -7,13 +7,14 @@ import { ErrorMessage } from '../../ui/ErrorMessage.tsx';
 import { LoadError } from '../../ui/LoadError.tsx';
 import { Loading } from '../../ui/Loading.tsx';
 import { FORMAT_LABELS, type Template, templateKeys } from './templates.ts';
+import { VersionDiff } from './VersionDiff.tsx';
 
 const when = (iso: string) => new Date(iso).toLocaleString(undefined, { dateStyle: 'medium', timeStyle: 'short' });
 
 /**
  * The template's history (docs/templates.md): every save that changed its content, newest first,
- * with who and when; "Restore" saves that version again. `onRestored` hands the restored template
- * to the editor.
+ * with who and when; two versions can be compared line by line; "Restore" saves that version
+ * again. `onRestored` hands the restored template to the editor.
  */
 export function HistoryPanel({ templateId, onRestored }: { templateId: string; onRestored: (template: Template) => void }) {
   const project = useProject();
@@ -89,6 +90,7 @@ export function HistoryPanel({ templateId, onRestored }: { templateId: string; o
           </Table>
         </Table.ScrollContainer>
       )}
+      {versions.data && <VersionDiff templateId={templateId} versions={versions.data.data} />}
       {restore.isError && <ErrorMessage error={restore.error} />}
     </Stack>
   );
