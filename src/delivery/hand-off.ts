@@ -14,59 +14,40 @@ import { RESERVED_CONNECTIONS, SMTP_CONNECTIONS } from './transport.ts';
  */
 export const MAX_HANDED = 2 * (SMTP_CONNECTIONS + RESERVED_CONNECTIONS);
 
-/** A counting semaphore; waiters are served in arrival order (a chunk keeps its order). */
-export class Semaphore {
-  private readonly waiting: Array<() => void> = [];
-  constructor(private free: number) {}
-
-  async acquire(): Promise<void> {
-    if (this.free > 0) {
-      this.free--;
-      return;
-    }
-    await new Promise<void>((resolve) => this.waiting.push(resolve));
-  }
-
-  /** A permit if one is free now, without waiting. */
-  tryAcquire(): boolean {
-    if (this.free === 0) return false;
-    this.free--;
-    return true;
-  }
-
-  release(): void {
-    const next = this.waiting.shift();
-    if (next) next();
-    else this.free++;
-  }
-}
-
 /** Which of the two pools a permit came from, to give it back there. */
 export type Permit = 'shared' | 'reserved';
 
 /**
  * Hand-off permits by stream (docs/streams.md): marketing mail takes permits of the shared pool
- * only; transactional mail takes a reserved one, or a shared one that is free at the moment, so a
- * campaign holding every shared permit never makes a transactional message wait behind it. Two
- * per SMTP connection of each pool (transport.ts), as above.
+ * only; transactional mail takes a reserved one, or a shared one, whichever is free first, so a
+ * campaign holding every shared permit never makes a transactional message wait behind it, and
+ * transactional mail alone uses both pools. Two per SMTP connection of each pool (transport.ts), as
+ * above. Waiters are served in arrival order (a chunk keeps its order); a freed reserved permit
+ * goes to the first transactional waiter.
  */
 export class StreamPermits {
-  private readonly shared = new Semaphore(2 * SMTP_CONNECTIONS);
-  private readonly reserved = new Semaphore(2 * RESERVED_CONNECTIONS);
+  private readonly free: Record<Permit, number> = { shared: 2 * SMTP_CONNECTIONS, reserved: 2 * RESERVED_CONNECTIONS };
+  private readonly waiting: Array<{ stream: Stream; take: (permit: Permit) => void }> = [];
 
   async acquire(stream: Stream): Promise<Permit> {
-    if (stream === 'marketing') {
-      await this.shared.acquire();
-      return 'shared';
+    const permit = this.freeFor(stream);
+    if (permit) {
+      this.free[permit]--;
+      return permit;
     }
-    if (this.reserved.tryAcquire()) return 'reserved';
-    if (this.shared.tryAcquire()) return 'shared';
-    await this.reserved.acquire();
-    return 'reserved';
+    return new Promise<Permit>((take) => this.waiting.push({ stream, take }));
   }
 
   release(permit: Permit): void {
-    this[permit].release();
+    const next = this.waiting.findIndex((waiter) => permit === 'shared' || waiter.stream === 'transactional');
+    if (next === -1) this.free[permit]++;
+    else this.waiting.splice(next, 1)[0]!.take(permit);
+  }
+
+  private freeFor(stream: Stream): Permit | undefined {
+    if (stream === 'marketing') return this.free.shared > 0 ? 'shared' : undefined;
+    if (this.free.reserved > 0) return 'reserved';
+    return this.free.shared > 0 ? 'shared' : undefined;
   }
 }
 
