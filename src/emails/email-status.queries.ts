@@ -7,8 +7,9 @@ import type { EmailRow } from './emails.queries.ts';
  * settlement (DELIVERED, BOUNCED, FAILED, or QUEUED again) with its events, are writeHandOffs; a
  * cancelled campaign's unsent records → FAILED are failUnsentOfCampaign; a DSN's refusal after
  * delivery → FAILED is failDelivered (email-feedback.ts); an open or a click (OPENED, CLICKED and
- * their counters) are countOpen and countClick (email-tracking.ts); SES and DSN outcomes after the
- * hand-off are email-feedback.queries.ts.
+ * their counters) are countOpen and countClick (email-tracking.ts); marketing records held by a
+ * paused project fall due again on resume with releaseHeldMarketing; SES and DSN outcomes after
+ * the hand-off are email-feedback.queries.ts.
  */
 
 export type ClaimRef = { project_id: string; id: string; attempts: number };
