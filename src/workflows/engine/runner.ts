@@ -202,12 +202,21 @@ async function processBatch(deps: Deps, run: RunContext, timers: Timers, batch: 
 }
 
 /**
+ * What a run asks of the loop that started it: `kicks` counts the wake-ups received (an empty claim
+ * that began before the latest one claims again: what woke the loop may have committed after the
+ * claim read), `halted` is true once the process stops.
+ */
+export type RunSignals = { kicks: () => number; halted: () => boolean };
+
+const NO_SIGNALS: RunSignals = { kicks: () => 0, halted: () => false };
+
+/**
  * One run of the engine: claims due executions in batches (FOR UPDATE SKIP LOCKED, so workers share
  * the work) and advances them, until nothing is due or `budgetMs` is spent. True when work was left.
  * A batch holds the oldest due executions of every project; on Citus, of one project, the projects
  * taken in turn, oldest first (src/jobs/project-rotation.ts).
  */
-export async function runDue(deps: Deps, budgetMs: number, timers: Timers): Promise<boolean> {
+export async function runDue(deps: Deps, budgetMs: number, timers: Timers, signals: RunSignals = NO_SIGNALS): Promise<boolean> {
   const started = Date.now();
   const run = new RunContext(deps.db);
   // PGlite runs one transaction at a time: more lanes would only queue.
@@ -215,13 +224,18 @@ export async function runDue(deps: Deps, budgetMs: number, timers: Timers): Prom
   const followUps = new FollowUps();
   let exhausted = false;
   const claim = { limit: BATCH, leaseSeconds: LEASE_SECONDS, claimedBy: deps.instance.id };
-  const rotation = deps.config.databaseDistribution === 'citus' ? new ProjectRotation(() => dueProjects(deps.db, SCAN)) : undefined;
+  const newRotation = () => (deps.config.databaseDistribution === 'citus' ? new ProjectRotation(() => dueProjects(deps.db, SCAN)) : undefined);
+  let rotation = newRotation();
   const lane = async () => {
-    while (!exhausted && Date.now() - started < budgetMs) {
+    while (!exhausted && !signals.halted() && Date.now() - started < budgetMs) {
       await followUps.drain(BATCH);
-      const batch = rotation ? await rotation.claim((projectId) => claimDue(deps.db, { ...claim, projectId })) : await claimDue(deps.db, claim);
-      if (batch.length === 0) exhausted = true;
-      else await processBatch(deps, run, timers, batch, followUps);
+      const kicks = signals.kicks();
+      const round = rotation;
+      const batch = round ? await round.claim((projectId) => claimDue(deps.db, { ...claim, projectId })) : await claimDue(deps.db, claim);
+      if (batch.length > 0) await processBatch(deps, run, timers, batch, followUps);
+      else if (signals.kicks() === kicks) exhausted = true;
+      // Woken meanwhile: claim again, on Citus from a fresh read of the projects (a rotation that came back empty reads no more).
+      else if (round && rotation === round) rotation = newRotation();
     }
   };
   await Promise.all(Array.from({ length: lanes }, lane));
