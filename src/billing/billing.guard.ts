@@ -11,11 +11,17 @@ export type { BillingCategory } from './billing.queries.ts';
  * Call it inside the transaction that creates the records, before they are inserted: the count
  * is taken on a per-project counter row that stays locked until that transaction ends, so two
  * concurrent sends cannot both take the last unit, and a refused or rolled-back send counts
- * nothing. With no cap set it is one primary-key read.
+ * nothing. With no cap set it is one primary-key read. `caps` keeps the caps read for the calls of
+ * one transaction (read once per project and category, as if its records were one send).
  */
-export async function assertBillingAllows(tx: Queryable, projectId: string, category: BillingCategory, count: number): Promise<void> {
+export async function assertBillingAllows(tx: Queryable, projectId: string, category: BillingCategory, count: number, caps?: Map<string, number | null>): Promise<void> {
   if (count <= 0) return;
-  const cap = await findLimit(tx, projectId, category);
+  const key = `${projectId}:${category}`;
+  let cap = caps?.get(key);
+  if (cap === undefined) {
+    cap = await findLimit(tx, projectId, category);
+    caps?.set(key, cap);
+  }
   if (cap === null) return;
   if ((await takeUsage(tx, projectId, category, count, cap)) !== undefined) return;
   let used = await findUsage(tx, projectId, category);

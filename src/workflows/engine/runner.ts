@@ -52,7 +52,7 @@ async function stepTransaction(
 ): Promise<Outcome[]> {
   return deps.db.transaction(async (tx) => {
     const locked = new Map((await lockClaimed(tx, claimed, LEASE_SECONDS)).map((exec) => [exec.id, exec]));
-    const effects: Effects = { emails: [] };
+    const effects: Effects = { emails: [], caps: new Map() };
     const progress: Progress[] = [];
     const outcomes: Outcome[] = [];
     const wakes = new Set<number>();

@@ -40,7 +40,7 @@ export async function sendEmail(env: StepEnv, config: SendEmailConfig): Promise<
     suppressed,
     subscribed: exec.contact_subscribed,
   });
-  if (made.record.status === 'QUEUED') await assertBillingAllows(tx, projectId, 'WORKFLOW', 1);
+  if (made.record.status === 'QUEUED') await assertBillingAllows(tx, projectId, 'WORKFLOW', 1, env.effects.caps);
   env.effects.emails.push(made);
   return { emailId: made.record.id, to, status: made.record.status };
 }

@@ -56,7 +56,7 @@ export async function simulate(deps: Deps, projectId: string, workflowId: string
     completed_at: null,
     current_attempts: null,
   };
-  const effects: Effects = { emails: [] };
+  const effects: Effects = { emails: [], caps: new Map() };
   const env = { deps, tx: deps.db, run: new RunContext(deps.db), exec, graph, effects };
   const path: PathEntry[] = [];
   const done = (result: Simulation['result']): Simulation => ({ version: workflow.version, path, result });
