@@ -13,8 +13,6 @@ export const SWEEP_CRON = '* * * * *';
 /** How often a worker also looks for waits whose event slipped past them. */
 const SWEEP_INTERVAL_MS = 30_000;
 const KICK_INTERVAL_MS = 100;
-/** The soonest an in-process timer fires: a due execution another worker holds locked is not polled for. */
-const MIN_WAKE_MS = 100;
 /** After a failed run, the loop tries again this soon. */
 const RETRY_MS = 1000;
 
@@ -73,8 +71,8 @@ function engineOf(deps: Deps): EngineLoop {
 /**
  * The engine loop of one worker process (docs/decisions/workflows.md, "Claim"): runs beside the
  * queue's handlers, one run at a time, and is woken in-process: by the trigger that created
- * executions, by a wait resumed, by its own timers (the next due execution, each timer a step set)
- * and by `workflows.run` jobs (other processes, the durable timers, the backstop). A wake-up during
+ * executions, by a wait resumed, by a dead worker's take-over, and by `workflows.run` jobs (other
+ * processes, the timers, the backstop). A wake-up during
  * a run makes its lanes claim once more before they stop, so a trigger is claimed as soon as a lane
  * is free rather than after the run and a queue round trip. Nothing here is state: every execution
  * is due in the table, and a process that dies leaves it to the other workers, its successor's
@@ -92,13 +90,7 @@ class EngineLoop {
   private readonly signals: RunSignals = { kicks: () => this.kicks, halted: () => this.halted };
 
   constructor(private readonly deps: Deps) {
-    this.timers = {
-      wake: (seconds, tx) => {
-        this.wakeIn(seconds * 1000);
-        return wakeUpIn(deps.queue, seconds, tx);
-      },
-      kick: async () => this.kick(),
-    };
+    this.timers = { wake: (seconds, tx) => wakeUpIn(deps.queue, seconds, tx), kick: async () => this.kick() };
   }
 
   /** Something is due now: a run starts, or the running one claims again. */
@@ -116,9 +108,9 @@ class EngineLoop {
     });
   }
 
-  /** A run in `ms` in this process (the earliest asked for is kept); the queued job covers the others. */
-  wakeIn(ms: number): void {
-    const at = Date.now() + Math.max(ms, MIN_WAKE_MS);
+  /** A run in `ms` in this process, after a failed run (the earliest asked for is kept). */
+  private wakeIn(ms: number): void {
+    const at = Date.now() + ms;
     if (this.halted || at >= this.timerAt) return;
     clearTimeout(this.timer);
     this.timerAt = at;
@@ -148,8 +140,9 @@ class EngineLoop {
         return;
       }
       if (this.again || this.halted) return;
+      // Timers stay queued jobs, for whichever worker polls first (docs/decisions/workflows.md, "Timers").
       const next = await nextDueAt(deps.db);
-      if (next) this.wakeIn(next.getTime() - Date.now());
+      if (next) await wakeUpIn(deps.queue, Math.max(0, (next.getTime() - Date.now()) / 1000));
     } catch (error) {
       deps.log.error({ err: error }, 'workflow run failed; trying again shortly');
       this.wakeIn(RETRY_MS);
