@@ -72,11 +72,10 @@ function engineOf(deps: Deps): EngineLoop {
  * The engine loop of one worker process (docs/decisions/workflows.md, "Claim"): runs beside the
  * queue's handlers, one run at a time, and is woken in-process: by the trigger that created
  * executions, by a wait resumed, by a dead worker's take-over, and by `workflows.run` jobs (other
- * processes, the timers, the backstop). A wake-up during
- * a run makes its lanes claim once more before they stop, so a trigger is claimed as soon as a lane
- * is free rather than after the run and a queue round trip. Nothing here is state: every execution
- * is due in the table, and a process that dies leaves it to the other workers, its successor's
- * start-up run and the backstop.
+ * processes, the timers, the backstop). A wake-up during a run makes its lanes claim once more
+ * before they stop, so a trigger is claimed as soon as a lane is free rather than after the run and
+ * a queue round trip. Nothing here is state: every execution is due in the table, and a process
+ * that dies leaves it to the other workers, its successor's start-up run and the backstop.
  */
 class EngineLoop {
   private kicks = 0;
@@ -158,7 +157,7 @@ class EngineLoop {
 export function workflowsJobs(deps: Deps): JobDefinition<any>[] {
   const run: JobDefinition = {
     name: WORKFLOW_RUN_JOB,
-    // No retries: the job only wakes the loop, which keeps its own timers.
+    // No retries: the job only wakes the loop, which tries a failed run again itself.
     queue: { policy: 'short', retryLimit: 0, expireInSeconds: 15 * 60 },
     // Timers are delayed jobs, which NOTIFY does not announce: poll every second (docs/decisions/workflows.md).
     work: { batchSize: 10, pollingIntervalSeconds: 1, notifyPollingIntervalSeconds: 1 },
