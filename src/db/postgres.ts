@@ -25,6 +25,41 @@ function statementName(text: string): string {
   return name;
 }
 
+/** The part of pg's connection a COPY FROM STDIN writes to (the frontend's CopyData and CopyDone). */
+type CopyConnection = { sendCopyFromChunk(chunk: Buffer): void; endCopyFrom(): void };
+
+// CopyData messages of at most this many bytes.
+const COPY_CHUNK_BYTES = 256 * 1024;
+
+/**
+ * COPY … FROM STDIN on pg's own client: a query whose CopyInResponse is answered with the rows
+ * (pg's Query answers it with CopyFail), then CopyDone; the server's CommandComplete and
+ * ReadyForQuery end it like any simple query.
+ */
+class CopyFromQuery extends pg.Query {
+  constructor(
+    text: string,
+    // Not `rows`: pg's Query reads that as the row count of a portal.
+    private readonly payload: Buffer,
+    done: (error?: Error) => void,
+  ) {
+    super(text);
+    // pg calls back once, with the error or at ReadyForQuery (through a pool's query too).
+    (this as { callback?: (error?: Error) => void }).callback = done;
+  }
+
+  handleCopyInResponse(connection: CopyConnection) {
+    for (let offset = 0; offset < this.payload.length; offset += COPY_CHUNK_BYTES) connection.sendCopyFromChunk(this.payload.subarray(offset, offset + COPY_CHUNK_BYTES));
+    connection.endCopyFrom();
+  }
+}
+
+function copyFrom(client: pg.Pool | pg.PoolClient, table: string, columns: readonly string[], rows: string): Promise<void> {
+  return new Promise((resolve, reject) => {
+    client.query(new CopyFromQuery(`COPY ${table} (${columns.join(', ')}) FROM STDIN`, Buffer.from(rows), (error) => (error ? reject(error) : resolve())));
+  });
+}
+
 function wrap(client: pg.Pool | pg.PoolClient): Queryable {
   return {
     async query<T>(text: string, params?: readonly unknown[]) {
@@ -34,6 +69,7 @@ function wrap(client: pg.Pool | pg.PoolClient): Queryable {
     async exec(text: string) {
       await client.query(text);
     },
+    copyFrom: (table, columns, rows) => copyFrom(client, table, columns, rows),
   };
 }
 
