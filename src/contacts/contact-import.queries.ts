@@ -61,7 +61,8 @@ async function stageRows(db: Queryable, rows: ImportRow[], existing: ReadonlyMap
  * The existing contacts are locked first, in email order. The batch is then COPYed into a staging
  * table of the transaction, and the existing contacts updated from it in one statement (the
  * per-row `subscribed` is a column of the staging table there, which ON CONFLICT could not read on
- * Citus) and the new ones inserted from it in one, in email order. A contact another writer
+ * Citus; the locked emails, bound, make it probe the email index rather than join the project's
+ * every contact, which Citus' worker and a staging table without statistics would plan) and the new ones inserted from it in one, in email order. A contact another writer
  * created between the lock and the insert is not lost: it goes through upsertContactsByEmail,
  * which locks and merges it like any existing one (docs/decisions/contact-fields-bulk-import.md).
  */
@@ -79,9 +80,9 @@ export async function upsertContacts(db: Queryable, projectId: string, rows: Imp
          data = c.data || i.data,
          updated_at = now()
        FROM ${STAGING_TABLE} AS i
-       WHERE c.project_id = $1 AND c.email = i.email AND NOT i.fresh
+       WHERE c.project_id = $1 AND c.email = ANY($2::text[]) AND c.email = i.email AND NOT i.fresh
        RETURNING c.id, c.email, c.subscribed`,
-      [projectId],
+      [projectId, locked.map((contact) => contact.email)],
     );
     for (const contact of updated) upserted.push({ id: contact.id, subscribed: contact.subscribed, was: was.get(contact.email) ?? null });
   }
