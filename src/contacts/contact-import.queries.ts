@@ -59,10 +59,11 @@ async function stageRows(db: Queryable, rows: ImportRow[], existing: ReadonlyMap
  * new one), for the subscription events.
  *
  * The existing contacts are locked first, in email order. The batch is then COPYed into a staging
- * table of the transaction, and the existing contacts updated from it in one statement (the
+ * table of the transaction; the existing contacts are updated from it in one statement (the
  * per-row `subscribed` is a column of the staging table there, which ON CONFLICT could not read on
- * Citus; the locked emails, bound, make it probe the email index rather than join the project's
- * every contact, which Citus' worker and a staging table without statistics would plan) and the new ones inserted from it in one, in email order. A contact another writer
+ * Citus; the locked emails, bound, make it probe the email index rather than join every contact
+ * of the project, as Citus' worker and PostgreSQL without statistics of the staging table would
+ * plan it) and the new ones inserted from it in one, in email order. A contact another writer
  * created between the lock and the insert is not lost: it goes through upsertContactsByEmail,
  * which locks and merges it like any existing one (docs/decisions/contact-fields-bulk-import.md).
  */

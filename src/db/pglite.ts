@@ -34,6 +34,7 @@ export async function openPglite(directory: string): Promise<PgliteDb> {
     pglite,
     query: root.query,
     exec: root.exec,
+    copyFrom: root.copyFrom,
     transaction: (work) => pglite.transaction((tx) => work(wrap(tx))),
     close: () => pglite.close(),
   };

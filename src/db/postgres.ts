@@ -44,7 +44,7 @@ class CopyFromQuery extends pg.Query {
     done: (error?: Error) => void,
   ) {
     super(text);
-    // pg calls back once, with the error or at ReadyForQuery (through a pool's query too).
+    // pg calls back once, with the error or at ReadyForQuery.
     (this as { callback?: (error?: Error) => void }).callback = done;
   }
 
@@ -54,7 +54,16 @@ class CopyFromQuery extends pg.Query {
   }
 }
 
-function copyFrom(client: pg.Pool | pg.PoolClient, table: string, columns: readonly string[], rows: string): Promise<void> {
+async function copyFrom(client: pg.Pool | pg.PoolClient, table: string, columns: readonly string[], rows: string): Promise<void> {
+  // A pool's query() would not release its client: the query's own callback replaces the pool's.
+  if (client instanceof pg.Pool) {
+    const connection = await client.connect();
+    try {
+      return await copyFrom(connection, table, columns, rows);
+    } finally {
+      connection.release();
+    }
+  }
   return new Promise((resolve, reject) => {
     client.query(new CopyFromQuery(`COPY ${table} (${columns.join(', ')}) FROM STDIN`, Buffer.from(rows), (error) => (error ? reject(error) : resolve())));
   });
@@ -99,6 +108,7 @@ export function openPostgres(connectionString: string, options: { poolSize?: num
     connectionString,
     query: (text, params) => (requestScope.getStore() ? api : background).query(text, params),
     exec: (text) => (requestScope.getStore() ? api : background).exec(text),
+    copyFrom: (table, columns, rows) => copyFrom(current(), table, columns, rows),
     async transaction(work) {
       const client = await current().connect();
       try {
