@@ -25,6 +25,50 @@ function statementName(text: string): string {
   return name;
 }
 
+/** The part of pg's connection a COPY FROM STDIN writes to (the frontend's CopyData and CopyDone). */
+type CopyConnection = { sendCopyFromChunk(chunk: Buffer): void; endCopyFrom(): void };
+
+// CopyData messages of at most this many bytes.
+const COPY_CHUNK_BYTES = 256 * 1024;
+
+/**
+ * COPY … FROM STDIN on pg's own client: a query whose CopyInResponse is answered with the rows
+ * (pg's Query answers it with CopyFail), then CopyDone; the server's CommandComplete and
+ * ReadyForQuery end it like any simple query.
+ */
+class CopyFromQuery extends pg.Query {
+  constructor(
+    text: string,
+    // Not `rows`: pg's Query reads that as the row count of a portal.
+    private readonly payload: Buffer,
+    done: (error?: Error) => void,
+  ) {
+    super(text);
+    // pg calls back once, with the error or at ReadyForQuery.
+    (this as { callback?: (error?: Error) => void }).callback = done;
+  }
+
+  handleCopyInResponse(connection: CopyConnection) {
+    for (let offset = 0; offset < this.payload.length; offset += COPY_CHUNK_BYTES) connection.sendCopyFromChunk(this.payload.subarray(offset, offset + COPY_CHUNK_BYTES));
+    connection.endCopyFrom();
+  }
+}
+
+async function copyFrom(client: pg.Pool | pg.PoolClient, table: string, columns: readonly string[], rows: string): Promise<void> {
+  // A pool's query() would not release its client: the query's own callback replaces the pool's.
+  if (client instanceof pg.Pool) {
+    const connection = await client.connect();
+    try {
+      return await copyFrom(connection, table, columns, rows);
+    } finally {
+      connection.release();
+    }
+  }
+  return new Promise((resolve, reject) => {
+    client.query(new CopyFromQuery(`COPY ${table} (${columns.join(', ')}) FROM STDIN`, Buffer.from(rows), (error) => (error ? reject(error) : resolve())));
+  });
+}
+
 function wrap(client: pg.Pool | pg.PoolClient): Queryable {
   return {
     async query<T>(text: string, params?: readonly unknown[]) {
@@ -34,6 +78,7 @@ function wrap(client: pg.Pool | pg.PoolClient): Queryable {
     async exec(text: string) {
       await client.query(text);
     },
+    copyFrom: (table, columns, rows) => copyFrom(client, table, columns, rows),
   };
 }
 
@@ -63,6 +108,7 @@ export function openPostgres(connectionString: string, options: { poolSize?: num
     connectionString,
     query: (text, params) => (requestScope.getStore() ? api : background).query(text, params),
     exec: (text) => (requestScope.getStore() ? api : background).exec(text),
+    copyFrom: (table, columns, rows) => copyFrom(current(), table, columns, rows),
     async transaction(work) {
       const client = await current().connect();
       try {
