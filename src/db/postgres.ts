@@ -1,5 +1,8 @@
 import { createHash } from 'node:crypto';
+import { Readable } from 'node:stream';
+import { pipeline } from 'node:stream/promises';
 import pg from 'pg';
+import copyStreams from 'pg-copy-streams';
 import { type Db, type Queryable, requestScope } from './db.ts';
 
 /** statement_timeout of the statements an HTTP request runs (requestScope). */
@@ -25,37 +28,9 @@ function statementName(text: string): string {
   return name;
 }
 
-/** The part of pg's connection a COPY FROM STDIN writes to (the frontend's CopyData and CopyDone). */
-type CopyConnection = { sendCopyFromChunk(chunk: Buffer): void; endCopyFrom(): void };
-
-// CopyData messages of at most this many bytes.
-const COPY_CHUNK_BYTES = 256 * 1024;
-
-/**
- * COPY … FROM STDIN on pg's own client: a query whose CopyInResponse is answered with the rows
- * (pg's Query answers it with CopyFail), then CopyDone; the server's CommandComplete and
- * ReadyForQuery end it like any simple query.
- */
-class CopyFromQuery extends pg.Query {
-  constructor(
-    text: string,
-    // Not `rows`: pg's Query reads that as the row count of a portal.
-    private readonly payload: Buffer,
-    done: (error?: Error) => void,
-  ) {
-    super(text);
-    // pg calls back once, with the error or at ReadyForQuery.
-    (this as { callback?: (error?: Error) => void }).callback = done;
-  }
-
-  handleCopyInResponse(connection: CopyConnection) {
-    for (let offset = 0; offset < this.payload.length; offset += COPY_CHUNK_BYTES) connection.sendCopyFromChunk(this.payload.subarray(offset, offset + COPY_CHUNK_BYTES));
-    connection.endCopyFrom();
-  }
-}
-
+/** COPY … FROM STDIN of rows in COPY's text format (db.ts, copyText). */
 async function copyFrom(client: pg.Pool | pg.PoolClient, table: string, columns: readonly string[], rows: string): Promise<void> {
-  // A pool's query() would not release its client: the query's own callback replaces the pool's.
+  // A COPY runs on one connection: from a pool, one taken for it and given back.
   if (client instanceof pg.Pool) {
     const connection = await client.connect();
     try {
@@ -64,9 +39,8 @@ async function copyFrom(client: pg.Pool | pg.PoolClient, table: string, columns:
       connection.release();
     }
   }
-  return new Promise((resolve, reject) => {
-    client.query(new CopyFromQuery(`COPY ${table} (${columns.join(', ')}) FROM STDIN`, Buffer.from(rows), (error) => (error ? reject(error) : resolve())));
-  });
+  // pg-copy-streams: a COPY … FROM STDIN query that is a writable stream of its rows.
+  await pipeline(Readable.from([Buffer.from(rows)]), client.query(copyStreams.from(`COPY ${table} (${columns.join(', ')}) FROM STDIN`)));
 }
 
 function wrap(client: pg.Pool | pg.PoolClient): Queryable {
