@@ -6,6 +6,7 @@ import { campaignMjmlVsHtml } from './campaign-mjml-vs-html.ts';
 import { campaignSend, campaignSendMjml } from './campaign-send.ts';
 import { contactsImport } from './contacts-import.ts';
 import { contactsDeepPage, contactsFirstPage } from './contacts-list.ts';
+import { contactsScale } from './contacts-scale.ts';
 import { helloWorld } from './hello-world.ts';
 import { segmentCount } from './segment-count.ts';
 import { deliveryRate, nodemailerAlone, sendAccepted, sendAcceptedApiRole, sendAcceptedSplit } from './send.ts';
@@ -26,6 +27,7 @@ export const SCENARIOS: Scenario[] = [
   contactsFirstPage,
   contactsDeepPage,
   segmentCount,
+  contactsScale,
   sendAccepted,
   sendAcceptedApiRole,
   sendAcceptedSplit,

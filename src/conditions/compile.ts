@@ -82,35 +82,75 @@ export function compileCondition(tree: ConditionTree, context: CompileContext): 
 
 type State = CompileContext & { stack: readonly string[] };
 
+/**
+ * What a test costs per contact, cheapest first: the order a group's tests are written in, which
+ * PostgreSQL keeps among tests of equal estimated cost (docs/decisions/segments.md, "Performance").
+ * A column comparison, then one containment of the group's `data` equalities, then the other
+ * `data` tests (a jsonpath costs several containments), then nested trees and subqueries.
+ */
+const COST = { column: 0, containment: 1, data: 2, tree: 3, subquery: 4 } as const;
+type Part = { sql: string; cost: number };
+
 function compileTree(tree: ConditionTree, path: string, state: State, binder: Binder): string {
   const groups = tree.groups.map((group, g) => {
     const groupPath = `${path}groups[${g}]`;
-    const parts = (group.filters ?? []).map((filter, f) => compileFilter(filter, `${groupPath}.filters[${f}]`, state, binder));
-    if (group.conditions) parts.push(compileTree(group.conditions, `${groupPath}.conditions.`, state, binder));
-    return parts.length === 1 ? parts[0] : `(${parts.join(' AND ')})`;
+    const parts = compileGroupFilters(group.filters ?? [], groupPath, state, binder);
+    if (group.conditions) parts.push({ sql: compileTree(group.conditions, `${groupPath}.conditions.`, state, binder), cost: COST.tree });
+    // A stable sort: tests of one cost keep the order the builder gave them.
+    const ordered = parts.map((part, i) => ({ ...part, i })).sort((a, b) => a.cost - b.cost || a.i - b.i);
+    return ordered.length === 1 ? ordered[0]!.sql : `(${ordered.map((part) => part.sql).join(' AND ')})`;
   });
   const joiner = tree.logic === 'OR' ? ' OR ' : ' AND ';
   return groups.length === 1 ? groups[0] : `(${groups.join(joiner)})`;
 }
 
-function compileFilter(filter: Filter, path: string, state: State, binder: Binder): string {
+/**
+ * A group's filters (all of which must hold). The `data.<key> equals` filters on distinct keys
+ * are one containment, `c.data @> {"k1": v1, "k2": v2}`, which holds exactly when each
+ * `c.data @> {"k": v}` does: one test of the row instead of one per filter, estimated as a whole
+ * from the column's statistics (docs/decisions/segments.md, "Performance"). A key named twice
+ * keeps its second test apart. It is bound where the first of them stands.
+ */
+function compileGroupFilters(filters: Filter[], groupPath: string, state: State, binder: Binder): Part[] {
+  // A Map, then Object.fromEntries: a key such as `__proto__` stays an own key of the object.
+  const equal = new Map<string, unknown>();
+  const merged = new Set<number>();
+  filters.forEach((filter, f) => {
+    const ref = parseField(filter.field);
+    if (ref?.kind === 'data' && filter.operator === 'equals' && !equal.has(ref.key)) {
+      equal.set(ref.key, filter.value);
+      merged.add(f);
+    }
+  });
+  const first = Math.min(...merged);
+  const parts: Part[] = [];
+  filters.forEach((filter, f) => {
+    if (!merged.has(f)) parts.push(compileFilter(filter, `${groupPath}.filters[${f}]`, state, binder));
+    else if (f === first) parts.push({ sql: `c.data @> ${binder.bind(JSON.stringify(Object.fromEntries(equal)), 'jsonb')}`, cost: COST.containment });
+  });
+  return parts;
+}
+
+function compileFilter(filter: Filter, path: string, state: State, binder: Binder): Part {
   const ref = parseField(filter.field);
   if (!ref) throw new ConditionError(`${path}.field`, `unknown field "${filter.field}"`);
   switch (ref.kind) {
     case 'email':
-      return emailPredicate(filter.operator as TextOperator, String(filter.value).toLowerCase(), binder);
+      return { sql: emailPredicate(filter.operator as TextOperator, String(filter.value).toLowerCase(), binder), cost: COST.column };
     case 'subscribed': {
       const value = binder.bind(filter.value, 'boolean');
-      return filter.operator === 'equals' ? `c.subscribed = ${value}` : `c.subscribed <> ${value}`;
+      return { sql: filter.operator === 'equals' ? `c.subscribed = ${value}` : `c.subscribed <> ${value}`, cost: COST.column };
     }
     case 'date':
-      return datePredicate(`c.${ref.column}`, filter, binder);
+      return { sql: datePredicate(`c.${ref.column}`, filter, binder), cost: COST.column };
     case 'data':
-      return dataPredicate(ref.key, filter, binder);
+      return { sql: dataPredicate(ref.key, filter, binder), cost: filter.operator === 'equals' || filter.operator === 'notEquals' ? COST.containment : COST.data };
     case 'event':
-      return activityPredicate(ref.name, filter, binder);
-    case 'segment':
-      return segmentPredicate(ref.segmentId, filter.operator as SegmentOperator, path, state, binder);
+      return { sql: activityPredicate(ref.name, filter, binder), cost: COST.subquery };
+    case 'segment': {
+      const sql = segmentPredicate(ref.segmentId, filter.operator as SegmentOperator, path, state, binder);
+      return { sql, cost: state.segments.get(ref.segmentId)?.type === 'STATIC' ? COST.subquery : COST.tree };
+    }
   }
 }
 

@@ -1,4 +1,4 @@
-import { type Queryable, queryOne } from '../db/index.ts';
+import { copyText, type Queryable, queryOne } from '../db/index.ts';
 import { lockContactsByEmail, upsertContactsByEmail } from './contacts.queries.ts';
 import type { Primitive } from './data-rules.ts';
 
@@ -25,57 +25,84 @@ export type ImportRow = { email: string; subscribed: boolean | null; data: Recor
 
 export type UpsertedContact = { id: string; subscribed: boolean; was: boolean | null };
 
+/** The staging table of one batch: a temporary table of the transaction's connection, dropped at its commit. */
+const STAGING_TABLE = 'contact_import_rows';
+const STAGING_COLUMNS = ['email', 'subscribed', 'data', 'fresh'] as const;
+
 /**
- * Upserts a batch of contacts by email (emails distinct within the batch) in three set-based
- * statements, whatever the batch's size: new contacts get `subscribed` from the file or true;
- * existing ones keep theirs unless the file gives it (which also ends a snooze); data keys merge
- * over the stored ones. `was` is the previous `subscribed` of an existing contact (null for a new
- * one), for the subscription events.
+ * Fills the batch's staging table: by COPY where the database handle offers it (PostgreSQL,
+ * Citus, PGlite), else in one statement reading a jsonb document. `fresh` marks the rows of no
+ * stored contact (as locked by the caller).
+ */
+async function stageRows(db: Queryable, rows: ImportRow[], existing: ReadonlyMap<string, boolean>) {
+  await db.query(`CREATE TEMPORARY TABLE ${STAGING_TABLE} (email text NOT NULL, subscribed boolean, data jsonb NOT NULL, fresh boolean NOT NULL) ON COMMIT DROP`);
+  if (db.copyFrom) {
+    let text = '';
+    for (const row of rows) {
+      text += `${copyText(row.email)}\t${row.subscribed === null ? '\\N' : row.subscribed ? 't' : 'f'}\t${copyText(JSON.stringify(row.data))}\t${existing.has(row.email) ? 'f' : 't'}\n`;
+    }
+    await db.copyFrom(STAGING_TABLE, STAGING_COLUMNS, text);
+    return;
+  }
+  await db.query(
+    `INSERT INTO ${STAGING_TABLE} (email, subscribed, data, fresh)
+     SELECT i.email, i.subscribed, i.data, i.fresh FROM jsonb_to_recordset($1::jsonb) AS i(email text, subscribed boolean, data jsonb, fresh boolean)`,
+    [JSON.stringify(rows.map((row) => ({ ...row, fresh: !existing.has(row.email) })))],
+  );
+}
+
+/**
+ * Upserts a batch of contacts by email (emails distinct within the batch) in a fixed number of
+ * set-based statements, whatever the batch's size: new contacts get `subscribed` from the file or
+ * true; existing ones keep theirs unless the file gives it (which also ends a snooze); data keys
+ * merge over the stored ones. `was` is the previous `subscribed` of an existing contact (null for a
+ * new one), for the subscription events.
  *
- * The batch travels as one jsonb document read by jsonb_to_recordset (one bound value, however
- * many rows). The existing contacts are locked first, in email order; they are then updated in one
- * statement (the per-row `subscribed` is a column of the input there, which ON CONFLICT could not
- * read on Citus) and the new ones inserted in one, in email order. A contact another writer
+ * The existing contacts are locked first, in email order. The batch is then COPYed into a staging
+ * table of the transaction; the existing contacts are updated from it in one statement (the
+ * per-row `subscribed` is a column of the staging table there, which ON CONFLICT could not read on
+ * Citus; the locked emails, bound, make it probe the email index rather than join every contact
+ * of the project, as Citus' worker and PostgreSQL without statistics of the staging table would
+ * plan it) and the new ones inserted from it in one, in email order. A contact another writer
  * created between the lock and the insert is not lost: it goes through upsertContactsByEmail,
  * which locks and merges it like any existing one (docs/decisions/contact-fields-bulk-import.md).
  */
 export async function upsertContacts(db: Queryable, projectId: string, rows: ImportRow[]): Promise<UpsertedContact[]> {
-  const sorted = [...rows].sort((x, y) => (x.email < y.email ? -1 : x.email > y.email ? 1 : 0));
-  const locked = await lockContactsByEmail(
-    db,
-    projectId,
-    sorted.map((row) => row.email),
-  );
+  const emails = rows.map((row) => row.email).sort();
+  const locked = await lockContactsByEmail(db, projectId, emails);
   const was = new Map(locked.map((contact) => [contact.email, contact.subscribed]));
-  const existing = sorted.filter((row) => was.has(row.email));
-  const fresh = sorted.filter((row) => !was.has(row.email));
+  await stageRows(db, rows, was);
   const upserted: UpsertedContact[] = [];
-  if (existing.length) {
+  if (locked.length) {
     const updated = await db.query<{ id: string; email: string; subscribed: boolean }>(
       `UPDATE contacts AS c SET
          subscribed = coalesce(i.subscribed, c.subscribed),
          snoozed_until = CASE WHEN i.subscribed IS NULL THEN c.snoozed_until END,
          data = c.data || i.data,
          updated_at = now()
-       FROM jsonb_to_recordset($2::jsonb) AS i(email text, subscribed boolean, data jsonb)
-       WHERE c.project_id = $1 AND c.email = i.email
+       FROM ${STAGING_TABLE} AS i
+       WHERE c.project_id = $1 AND c.email = ANY($2::text[]) AND c.email = i.email AND NOT i.fresh
        RETURNING c.id, c.email, c.subscribed`,
-      [projectId, JSON.stringify(existing)],
+      [projectId, locked.map((contact) => contact.email)],
     );
     for (const contact of updated) upserted.push({ id: contact.id, subscribed: contact.subscribed, was: was.get(contact.email) ?? null });
   }
-  if (fresh.length) {
+  if (locked.length < rows.length) {
     const inserted = await db.query<{ id: string; email: string; subscribed: boolean }>(
       `INSERT INTO contacts (project_id, email, subscribed, data)
        SELECT $1::uuid, i.email, coalesce(i.subscribed, true), i.data
-         FROM jsonb_to_recordset($2::jsonb) AS i(email text, subscribed boolean, data jsonb)
+         FROM ${STAGING_TABLE} AS i
+        WHERE i.fresh
         ORDER BY i.email
        ON CONFLICT (project_id, email) DO NOTHING
        RETURNING id, email, subscribed`,
-      [projectId, JSON.stringify(fresh)],
+      [projectId],
     );
     for (const contact of inserted) upserted.push({ id: contact.id, subscribed: contact.subscribed, was: null });
-    if (inserted.length < fresh.length) upserted.push(...(await upsertRaced(db, projectId, fresh, new Set(inserted.map((contact) => contact.email)))));
+    if (inserted.length < rows.length - locked.length) {
+      const fresh = rows.filter((row) => !was.has(row.email));
+      upserted.push(...(await upsertRaced(db, projectId, fresh, new Set(inserted.map((contact) => contact.email)))));
+    }
   }
   return upserted;
 }

@@ -24,6 +24,19 @@ export interface Queryable {
   query<T = Row>(text: string, params?: readonly unknown[]): Promise<T[]>;
   /** Runs a script of several statements without parameters (migrations). */
   exec(text: string): Promise<void>;
+  /**
+   * COPY … FROM of `rows` into `table (columns)`: PostgreSQL's text format, one row a line,
+   * tab-separated, `\N` for NULL, backslashes doubled (see copyText). The two adapters and their
+   * transaction handles have it; a Queryable made elsewhere may not.
+   */
+  copyFrom?(table: string, columns: readonly string[], rows: string): Promise<void>;
+}
+
+const COPY_ESCAPES: Record<string, string> = { '\\': '\\\\', '\t': '\\t', '\n': '\\n', '\r': '\\r' };
+
+/** A value as a field of COPY's text format: backslash, tab, newline and carriage return escaped. */
+export function copyText(value: string): string {
+  return /[\\\t\n\r]/.test(value) ? value.replace(/[\\\t\n\r]/g, (c) => COPY_ESCAPES[c]!) : value;
 }
 
 export type DbKind = 'pglite' | 'postgres';

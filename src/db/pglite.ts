@@ -13,6 +13,10 @@ function wrap(handle: Pick<PGlite, 'query' | 'exec'>): Queryable {
     async exec(text: string) {
       await handle.exec(text);
     },
+    // PGlite reads COPY … FROM '/dev/blob' from the query's `blob` option.
+    async copyFrom(table: string, columns: readonly string[], rows: string) {
+      await handle.query(`COPY ${table} (${columns.join(', ')}) FROM '/dev/blob'`, [], { blob: new Blob([rows]) });
+    },
   };
 }
 
@@ -30,6 +34,7 @@ export async function openPglite(directory: string): Promise<PgliteDb> {
     pglite,
     query: root.query,
     exec: root.exec,
+    copyFrom: root.copyFrom,
     transaction: (work) => pglite.transaction((tx) => work(wrap(tx))),
     close: () => pglite.close(),
   };

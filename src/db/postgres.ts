@@ -1,5 +1,8 @@
 import { createHash } from 'node:crypto';
+import { Readable } from 'node:stream';
+import { pipeline } from 'node:stream/promises';
 import pg from 'pg';
+import copyStreams from 'pg-copy-streams';
 import { type Db, type Queryable, requestScope } from './db.ts';
 
 /** statement_timeout of the statements an HTTP request runs (requestScope). */
@@ -25,6 +28,21 @@ function statementName(text: string): string {
   return name;
 }
 
+/** COPY … FROM STDIN of rows in COPY's text format (db.ts, copyText). */
+async function copyFrom(client: pg.Pool | pg.PoolClient, table: string, columns: readonly string[], rows: string): Promise<void> {
+  // A COPY runs on one connection: from a pool, one taken for it and given back.
+  if (client instanceof pg.Pool) {
+    const connection = await client.connect();
+    try {
+      return await copyFrom(connection, table, columns, rows);
+    } finally {
+      connection.release();
+    }
+  }
+  // pg-copy-streams: a COPY … FROM STDIN query that is a writable stream of its rows.
+  await pipeline(Readable.from([Buffer.from(rows)]), client.query(copyStreams.from(`COPY ${table} (${columns.join(', ')}) FROM STDIN`)));
+}
+
 function wrap(client: pg.Pool | pg.PoolClient): Queryable {
   return {
     async query<T>(text: string, params?: readonly unknown[]) {
@@ -34,6 +52,7 @@ function wrap(client: pg.Pool | pg.PoolClient): Queryable {
     async exec(text: string) {
       await client.query(text);
     },
+    copyFrom: (table, columns, rows) => copyFrom(client, table, columns, rows),
   };
 }
 
@@ -63,6 +82,7 @@ export function openPostgres(connectionString: string, options: { poolSize?: num
     connectionString,
     query: (text, params) => (requestScope.getStore() ? api : background).query(text, params),
     exec: (text) => (requestScope.getStore() ? api : background).exec(text),
+    copyFrom: (table, columns, rows) => copyFrom(current(), table, columns, rows),
     async transaction(work) {
       const client = await current().connect();
       try {

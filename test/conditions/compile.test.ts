@@ -240,6 +240,33 @@ describe('tree shape', () => {
   });
 });
 
+describe('a group is written cheapest test first', () => {
+  test('its data equalities on distinct keys are one containment, bound where the first stands; other tests follow by cost', () => {
+    const tree: ConditionTree = {
+      logic: 'AND',
+      groups: [
+        {
+          filters: [
+            { field: 'event.purchase', operator: 'triggeredWithin', value: 30, unit: 'days' },
+            { field: 'data.plan', operator: 'equals', value: 'pro' },
+            { field: 'data.age', operator: 'greaterThanOrEqual', value: 30 },
+            { field: 'data.country', operator: 'equals', value: 'DE' },
+            { field: 'data.plan', operator: 'equals', value: 'team' },
+            { field: 'subscribed', operator: 'equals', value: true },
+          ],
+        },
+      ],
+    };
+    const { sql, params } = compile(tree);
+    assert.equal(
+      sql,
+      '(c.subscribed = $7::boolean AND c.data @> $4::jsonb AND c.data @> $6::jsonb AND c.data @? $5::jsonpath AND ' +
+        "EXISTS (SELECT 1 FROM events e WHERE e.project_id = $1::uuid AND e.name = $2::text AND e.contact_id = c.id AND e.created_at >= (now() - $3::double precision * interval '1 day')))",
+    );
+    assert.deepEqual(params, [PROJECT, 'purchase', 30, '{"plan":"pro","country":"DE"}', 'strict $."age" ? (@ >= 30)', '{"plan":"team"}', true]);
+  });
+});
+
 describe('validation names the path of the bad element', () => {
   const bad: [unknown, string, RegExp][] = [
     [null, 'condition', /object/],

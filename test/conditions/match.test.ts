@@ -195,6 +195,46 @@ describe('trees', () => {
     assert.deepEqual(await matching({ ...tree, logic: 'AND' }), []);
   });
 
+  test('several data equalities in a group select what each selects alone, whatever else the group holds', async () => {
+    const and = (...filters: Filter[]): ConditionTree => ({ logic: 'AND', groups: [{ filters }] });
+    // Each equality alone, then the group: the group is the intersection of the singles.
+    const group: Filter[] = [
+      { field: 'event.purchase', operator: 'triggered' },
+      { field: 'data.plan', operator: 'equals', value: 'pro' },
+      { field: 'data.n', operator: 'greaterThanOrEqual', value: 3 },
+      { field: 'data.vip', operator: 'equals', value: true },
+      { field: 'subscribed', operator: 'equals', value: true },
+    ];
+    assert.deepEqual(await matching(and(...group)), ['ann']);
+    assert.deepEqual(await matching(and({ field: 'data.plan', operator: 'equals', value: 'free' }, { field: 'data.vip', operator: 'equals', value: false })), ['bob']);
+    assert.deepEqual(await matching(and({ field: 'data.plan', operator: 'equals', value: 'pro' }, { field: 'data.vip', operator: 'equals', value: false })), []);
+    // A key named twice with two values: nobody holds both.
+    assert.deepEqual(await matching(and({ field: 'data.plan', operator: 'equals', value: 'pro' }, { field: 'data.plan', operator: 'equals', value: 'free' })), []);
+    assert.deepEqual(await matching(and({ field: 'data.plan', operator: 'equals', value: 'pro' }, { field: 'data.plan', operator: 'equals', value: 'pro' })), ['ann']);
+    // A key that is special to JavaScript objects, and one that is special to SQL and jsonpath.
+    assert.deepEqual(await matching(and({ field: 'data.__proto__', operator: 'equals', value: 'x' }, { field: 'data.plan', operator: 'equals', value: 'pro' })), []);
+    assert.deepEqual(await matching(and({ field: `data.${ODD_KEY}`, operator: 'equals', value: ODD_VALUE }, { field: 'data.n', operator: 'equals', value: 10 })), ['ann']);
+    // Under OR, each group keeps its own equalities.
+    const either: ConditionTree = {
+      logic: 'OR',
+      groups: [
+        {
+          filters: [
+            { field: 'data.plan', operator: 'equals', value: 'free' },
+            { field: 'data.n', operator: 'equals', value: 3 },
+          ],
+        },
+        {
+          filters: [
+            { field: 'data.n', operator: 'equals', value: '10' },
+            { field: 'event.signup', operator: 'triggered' },
+          ],
+        },
+      ],
+    };
+    assert.deepEqual(await matching(either), ['bob', 'cy']);
+  });
+
   test('another project sees only its own contacts, events and segments', async () => {
     assert.deepEqual(await matching(one({ field: 'event.purchase', operator: 'triggeredWithin', value: 2, unit: 'hours' })), []);
     assert.deepEqual(await matching(one({ field: 'email', operator: 'contains', value: 'qa' })), []);

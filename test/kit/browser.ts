@@ -102,7 +102,15 @@ export async function withPageState(page: Page, error: unknown): Promise<unknown
     .locator('body')
     .innerText({ timeout: 2_000 })
     .catch(() => '(unreadable)');
-  const state = `\n  page: ${page.url()}\n  showing: ${text.replace(/\s+/g, ' ').slice(0, 2000)}\n  troubles: ${(troubles.get(page) ?? []).slice(-10).join('; ') || 'none'}`;
+  // What status lines and alerts say, and whether the page was in the background (its timers throttled).
+  const signals = await page
+    .evaluate(() => {
+      const document = (globalThis as any).document;
+      const said = [...document.querySelectorAll('[role="status"], [role="alert"]')].map((e: any) => e.textContent.trim()).filter(Boolean);
+      return `${document.visibilityState}${document.hasFocus() ? ', focused' : ''}; ${said.join(' | ') || 'nothing'}`;
+    })
+    .catch(() => '(unreadable)');
+  const state = `\n  page: ${page.url()}\n  showing: ${text.replace(/\s+/g, ' ').slice(0, 2000)}\n  statuses: ${signals}\n  troubles: ${(troubles.get(page) ?? []).slice(-10).join('; ') || 'none'}`;
   error.message += state;
   // The test reporter prints the stack, whose first lines are the message as it was when thrown.
   if (error.stack) error.stack += state;

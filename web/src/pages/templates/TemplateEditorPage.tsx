@@ -70,7 +70,7 @@ function Editor({ template, contact, setContact }: EditorProps) {
   const [saved, setSaved] = useState<Draft | undefined>(template && draftOf(template));
   const [draft, setDraft] = useState<Draft>(saved ?? EMPTY_DRAFT);
   const dirty = !saved || !sameDraft(draft, saved);
-  // The visual editor, while one is open; a restored version or a starter opens a new one.
+  // The visual editor, while one is open; a restored version or a starter opens a new one (and a new source editor).
   const visual = useRef<VisualHandle | null>(null);
   const [opening, setOpening] = useState(0);
 
@@ -223,7 +223,9 @@ function Editor({ template, contact, setContact }: EditorProps) {
                   fieldError={fieldMessage(save.error, 'source')}
                 />
               ) : (
-                <BodyEditor value={draft.body} onChange={(body) => set('body', body)} error={bodySyntax} fieldError={fieldMessage(save.error, 'body')} />
+                // A restored version or a starter opens a new source editor too: an editor still settling a
+                // keystroke would hold the restored body back and could send the old one on with the next.
+                <BodyEditor key={opening} value={draft.body} onChange={(body) => set('body', body)} error={bodySyntax} fieldError={fieldMessage(save.error, 'body')} />
               )}
               {!syntaxErrorOf(save.error) && <ErrorMessage error={save.error} shownFields={FIELDS} />}
               <Group gap="sm">
