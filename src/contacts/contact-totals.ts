@@ -19,9 +19,9 @@ type Entry = { total?: number; countedAt: number; tookMs?: number; pending?: Pro
 /**
  * The `total` of GET /contacts' first page (the API reference (Conventions)). Exact for projects under 10,000
  * matching contacts. For larger ones a count at most 10 s old (or ten times as long as it took) is
- * reused; one up to a minute older is answered while a fresh count is made in the background, so no first page waits on a scan of
- * millions of rows once a count exists; concurrent first pages share one count instead of each
- * scanning (docs/decisions/contacts-and-events.md).
+ * reused; one up to a minute older is answered while a fresh count is made in the background, so
+ * no first page waits on a scan of millions of rows once a count exists; concurrent first pages
+ * share one count instead of each scanning (docs/decisions/contacts-and-events.md).
  */
 export class ContactTotals {
   private readonly entries = new Map<string, Entry>();
