@@ -35,7 +35,9 @@ export function BodyEditor({ value, onChange, error, fieldError, label = 'Body (
       liquid(),
       lintGutter(),
       EditorView.lineWrapping,
-      EditorView.contentAttributes.of({ 'aria-labelledby': labelId, 'aria-describedby': messageId, 'aria-multiline': 'true' }),
+      // tabindex: the editable content is the focusable content of the scrolling region (a long
+      // source scrolls inside the editor), as assistive tools expect it to be marked.
+      EditorView.contentAttributes.of({ 'aria-labelledby': labelId, 'aria-describedby': messageId, 'aria-multiline': 'true', tabindex: '0' }),
     ],
     [labelId, messageId],
   );
@@ -59,6 +61,9 @@ export function BodyEditor({ value, onChange, error, fieldError, label = 'Body (
           // Tab moves the focus on, as in every other field (no keyboard trap); indent with spaces.
           indentWithTab={false}
           minHeight="320px"
+          // A long source scrolls inside the editor: its height stays put while CodeMirror measures
+          // the wrapped lines it draws, so the controls below it do not move under the pointer.
+          maxHeight="640px"
           theme="light"
         />
       </div>
