@@ -5,24 +5,17 @@ import type { Db, Queryable } from '../../src/db/index.ts';
 import { countMembers } from '../../src/segments/segments.queries.ts';
 import { membersOf } from '../../src/segments/segments.service.ts';
 import type { BenchContext, Measurement, Scenario } from '../scenario.ts';
+import { SEGMENT_CONDITION } from './segment-count.ts';
 
 const CONTACTS = Number(process.env.BENCH_SCALE_CONTACTS ?? 10_000_000);
 const CHUNK = 1_000_000;
 const PAGE = 100;
 // Matches seed-424242 and its longer neighbours: about CONTACTS / 1,000,000 + 11 contacts.
 const SEARCH = 'seed-424242';
-/** Data filters only: the 10M project has no events (segment-count measures the event filter at 1M). */
+/** segment-count's data filters without its event filter: the 10M project has no events (segment-count measures that at 1M). */
 const CONDITION = {
-  logic: 'AND',
-  groups: [
-    {
-      filters: [
-        { field: 'data.plan', operator: 'equals', value: 'pro' },
-        { field: 'data.age', operator: 'greaterThanOrEqual', value: 30 },
-        { field: 'data.country', operator: 'equals', value: 'DE' },
-      ],
-    },
-  ],
+  ...SEGMENT_CONDITION,
+  groups: SEGMENT_CONDITION.groups.map((group) => ({ ...group, filters: group.filters.filter((filter) => filter.field.startsWith('data.')) })),
 };
 
 /**
