@@ -5,7 +5,7 @@ import type { Db, Queryable } from '../../src/db/index.ts';
 import { countMembers } from '../../src/segments/segments.queries.ts';
 import { membersOf } from '../../src/segments/segments.service.ts';
 import type { BenchContext, Measurement, Scenario } from '../scenario.ts';
-import { SEGMENT_CONDITION } from './segment-count.ts';
+import { percentile, SEGMENT_CONDITION } from './segment-count.ts';
 
 const CONTACTS = Number(process.env.BENCH_SCALE_CONTACTS ?? 10_000_000);
 const CHUNK = 1_000_000;
@@ -49,7 +49,6 @@ async function seed(ctx: BenchContext): Promise<void> {
   });
 }
 
-const percentile = (sorted: number[], p: number) => sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))]!;
 const round = (ms: number) => Math.round(ms * 10) / 10;
 
 /** `samples` requests one after another; the latencies' p50, p99 and the first (cold) one. */

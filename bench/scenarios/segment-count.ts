@@ -54,7 +54,7 @@ async function seed(ctx: BenchContext): Promise<void> {
   });
 }
 
-const percentile = (sorted: number[], p: number) => sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))]!;
+export const percentile = (sorted: number[], p: number) => sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))]!;
 
 /**
  * The segment's live count, one request at a time (POST /segments/{id}/refresh recounts it in one
