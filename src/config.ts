@@ -104,6 +104,8 @@ const environmentSchema = z.object({
   DOMAIN_CHECK_INTERVAL_SECONDS: positiveInt.default(300),
   SEGMENT_REFRESH_INTERVAL_SECONDS: positiveInt.default(300),
   SEND_RATE_PER_SECOND: nonNegativeInt.default(0),
+  // docs/decisions/campaigns.md, "Sending": contacts whose records one transaction of a campaign's start makes.
+  CAMPAIGN_AUDIENCE_BATCH: positiveInt.default(10_000),
   // docs/streams.md, per-provider throttles: the rate a provider starts at and never exceeds, the
   // floor a deferral never takes it under, and what each delivered message adds back.
   PROVIDER_RATE_MAX_PER_SECOND: positiveInt.default(1000),
@@ -191,6 +193,8 @@ export type Config = Readonly<{
   domainCheckIntervalSeconds: number;
   segmentRefreshIntervalSeconds: number;
   sendRatePerSecond: number;
+  /** Contacts per transaction when a campaign's audience is fixed (docs/decisions/campaigns.md). */
+  campaignAudienceBatch: number;
   /** Per-provider throttles (docs/streams.md): messages per second per project, stream and provider. */
   providerRate: { maxPerSecond: number; minPerSecond: number; increase: number };
   webhookAllowPrivate: boolean;
@@ -271,6 +275,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     domainCheckIntervalSeconds: e.DOMAIN_CHECK_INTERVAL_SECONDS,
     segmentRefreshIntervalSeconds: e.SEGMENT_REFRESH_INTERVAL_SECONDS,
     sendRatePerSecond: e.SEND_RATE_PER_SECOND,
+    campaignAudienceBatch: e.CAMPAIGN_AUDIENCE_BATCH,
     providerRate: Object.freeze({
       maxPerSecond: e.PROVIDER_RATE_MAX_PER_SECOND,
       minPerSecond: Math.min(e.PROVIDER_RATE_MIN_PER_SECOND, e.PROVIDER_RATE_MAX_PER_SECOND),

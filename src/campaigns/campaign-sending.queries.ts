@@ -53,6 +53,32 @@ export async function sampleAudience(db: Queryable, audience: Audience, limit: n
   );
 }
 
+/** `audience` less the contacts created after `at` (when sending began: docs/decisions/campaigns.md, "Sending"). */
+export function createdBy(audience: Audience, at: Date | string): Audience {
+  const params = [...audience.params, at];
+  return { predicate: `${audience.predicate} AND c.created_at <= $${params.length}::timestamptz`, params };
+}
+
+/**
+ * The last contact of the next batch of `audience`, `size` contacts past `after` in id order (the
+ * contacts' key, so each batch is an index range); null when no more than `size` remain: the
+ * batch runs to the end of the audience.
+ */
+export async function audienceBatchEnd(db: Queryable, audience: Audience, after: string | null, size: number): Promise<string | null> {
+  const params = [...audience.params];
+  const past = after === null ? '' : ` AND c.id > $${params.push(after)}::uuid`;
+  const rows = await db.query<{ id: string }>(
+    `SELECT c.id FROM contacts c WHERE ${audience.predicate}${past} ORDER BY c.id OFFSET $${params.push(Math.trunc(size) - 1)} LIMIT 1`,
+    params,
+  );
+  return rows[0]?.id ?? null;
+}
+
+/** Remembers the last contact whose record is made, with the transaction that made the batch (the sweep reads updated_at as progress). */
+export async function markAudienceFixedThrough(tx: Queryable, projectId: string, campaignId: string, contactId: string): Promise<void> {
+  await tx.query('UPDATE campaigns SET audience_fixed_through = $3, updated_at = now() WHERE project_id = $1 AND id = $2', [projectId, campaignId, contactId]);
+}
+
 /**
  * Marks the audience fixed with the number of records to mail (the SUPPRESSED ones are not, so
  * `sentCount / totalRecipients` is the send's progress); the campaign may now become SENT.
@@ -95,13 +121,14 @@ export async function completeSentCampaigns(db: Queryable): Promise<{ sent: Arra
 
 /**
  * Campaigns whose start is overdue: SCHEDULED past their time by `graceSeconds` (the start job was
- * lost), or SENDING without a fixed audience for that long (its start job died with its worker).
+ * lost), or SENDING without a fixed audience and without a batch of it made for that long (its
+ * start job died with its worker; each batch moves updated_at).
  */
 export async function overdueStarts(db: Queryable, graceSeconds: number) {
   return db.query<{ project_id: string; id: string }>(
     `SELECT project_id, id FROM campaigns
      WHERE (status = 'SCHEDULED' AND scheduled_for <= now() - make_interval(secs => $1))
-        OR (status = 'SENDING' AND audience_fixed_at IS NULL AND sent_at <= now() - make_interval(secs => $1))
+        OR (status = 'SENDING' AND audience_fixed_at IS NULL AND updated_at <= now() - make_interval(secs => $1))
      ORDER BY scheduled_for NULLS FIRST
      LIMIT 100`,
     [graceSeconds],

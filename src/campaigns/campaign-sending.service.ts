@@ -74,47 +74,77 @@ export async function sendCampaign(deps: Deps, projectId: string, id: string, sc
 }
 
 /**
- * The start job (and the sweep's retry of a lost one). SCHEDULED and due → SENDING; then, once,
- * the audience's records in one INSERT … SELECT, their delivery queued. Locks the campaign row
- * (SKIP LOCKED: a concurrent start is already doing it); a second run finds the audience fixed
- * and does nothing, and the unique index guards the records even if it did not.
+ * The start job (and the sweep's retry of a lost one): SCHEDULED and due → SENDING, then the
+ * audience's records, a batch of contacts per transaction (fixNextBatch) until the audience is
+ * fixed, the campaign is no longer SENDING, or `stopping()` (the process is shutting down: the
+ * sweep resumes it). Each batch locks the campaign row (SKIP LOCKED: a concurrent start holds it,
+ * and that run goes on); a run that finds the audience fixed does nothing, and the unique index
+ * guards the records even if it did not.
  */
-export async function startCampaign(deps: Deps, projectId: string, campaignId: string): Promise<void> {
-  await deps.db.transaction(async (tx) => {
-    const row = await lockCampaign(tx, projectId, campaignId, true);
-    if (!row) return;
-    if (row.status === 'SCHEDULED') {
-      // Re-scheduled later since this job was queued: the job for the new time starts it.
-      if (!row.due) return;
-      await setStatus(tx, projectId, campaignId, { status: 'SENDING' });
-    } else if (row.status !== 'SENDING' || row.audience_fixed_at !== null) return;
-    await fixAudience(deps, tx, row);
-  });
+export async function startCampaign(deps: Deps, projectId: string, campaignId: string, stopping: () => boolean = () => false): Promise<void> {
+  while (!stopping() && (await deps.db.transaction((tx) => fixNextBatch(deps, tx, projectId, campaignId)))) {}
+}
+
+/** One transaction of startCampaign; true while batches remain. */
+async function fixNextBatch(deps: Deps, tx: Queryable, projectId: string, campaignId: string): Promise<boolean> {
+  const row = await lockCampaign(tx, projectId, campaignId, true);
+  if (!row) return false;
+  if (row.status === 'SCHEDULED') {
+    // Re-scheduled later since this job was queued: the job for the new time starts it.
+    if (!row.due) return false;
+    await setStatus(tx, projectId, campaignId, { status: 'SENDING' });
+    // Read again for the sent_at just stamped, which bounds the audience.
+    const started = await lockCampaign(tx, projectId, campaignId);
+    return started ? fixAudienceBatch(deps, tx, started) : false;
+  }
+  if (row.status !== 'SENDING' || row.audience_fixed_at !== null) return false;
+  return fixAudienceBatch(deps, tx, row);
 }
 
 /** An audience at least this large is a bulk load of `emails`, after which its statistics are refreshed. */
 const BULK_RECORDS = 1000;
 
-async function fixAudience(deps: Deps, tx: Queryable, row: CampaignRow): Promise<void> {
+/**
+ * The records of the next CAMPAIGN_AUDIENCE_BATCH contacts of the audience in id order, past the
+ * campaign's `audience_fixed_through`, which moves to the batch's last contact in the same
+ * transaction (docs/decisions/campaigns.md, "Sending"); delivery is queued after each. Contacts
+ * created after sending began are not in the audience. The batch that reaches the end marks the
+ * audience fixed. True while batches remain.
+ */
+async function fixAudienceBatch(deps: Deps, tx: Queryable, row: CampaignRow): Promise<boolean> {
   const projectId = row.project_id;
-  const audience = await audienceOf(tx, projectId, row).catch((error: unknown) => {
-    if (error instanceof AppError) return error;
-    throw error;
-  });
+  const audience = await audienceOf(tx, projectId, row).then(
+    (selected) => sending.createdBy(selected, row.sent_at!),
+    (error: unknown) => {
+      if (error instanceof AppError) return error;
+      throw error;
+    },
+  );
   if (audience instanceof AppError) {
     // Its segment went away (the segment guard should prevent it): it can never be sent.
     deps.log.warn({ campaignId: row.id, err: audience }, 'campaign audience no longer resolves; the campaign is cancelled');
     await setStatus(tx, projectId, row.id, { status: 'CANCELLED' });
-    return;
+    if (row.audience_fixed_through !== null) await failUnsentOfCampaign(tx, projectId, row.id, CANCELLED_ERROR);
+    return false;
   }
   const key = await signingKeyFor(tx, projectId, row.from_email);
   // A sender gone unverified since: records are still made (delivery fails them, saying why).
   const messageDomain = key?.domainName ?? row.from_email.slice(row.from_email.lastIndexOf('@') + 1).toLowerCase();
-  const { suppressed } = await makeCampaignRecords(tx, row, audience, messageDomain);
+  const batch = deps.config.campaignAudienceBatch;
+  const range = { after: row.audience_fixed_through, through: await sending.audienceBatchEnd(tx, audience, row.audience_fixed_through, batch) };
+  await makeCampaignRecords(tx, row, audience, range, messageDomain);
+  if (range.through !== null) {
+    await sending.markAudienceFixedThrough(tx, projectId, row.id, range.through);
+    // The first batch's statistics plan delivery's statements while the rest is made.
+    if (range.after === null && batch >= BULK_RECORDS) await refreshEmailStatistics(tx);
+    await enqueueDelivery(deps.queue, tx);
+    return true;
+  }
   const total = await sending.markAudienceFixed(tx, projectId, row.id);
   if (total >= BULK_RECORDS) await refreshEmailStatistics(tx);
-  if (total > suppressed) await enqueueDelivery(deps.queue, tx);
+  if (total > 0) await enqueueDelivery(deps.queue, tx);
   await kickProgress(deps.queue, tx);
+  return false;
 }
 
 /**
@@ -139,9 +169,9 @@ export async function advanceCampaigns(deps: Deps): Promise<boolean> {
 }
 
 /** The sweep: starts whatever start job was lost (a queue entry gone, a worker that died mid-start). */
-export async function startOverdue(deps: Deps, graceSeconds: number): Promise<number> {
+export async function startOverdue(deps: Deps, graceSeconds: number, stopping: () => boolean = () => false): Promise<number> {
   const overdue = await sending.overdueStarts(deps.db, graceSeconds);
-  for (const campaign of overdue) await startCampaign(deps, campaign.project_id, campaign.id);
+  for (const campaign of overdue) await startCampaign(deps, campaign.project_id, campaign.id, stopping);
   return overdue.length;
 }
 

@@ -36,6 +36,8 @@ export type CampaignRow = {
   scheduled_for: Date | string | null;
   sent_at: Date | string | null;
   audience_fixed_at: Date | string | null;
+  /** The last contact id whose records are made while the audience is being fixed (in batches, in id order). */
+  audience_fixed_through: string | null;
   total_recipients: number;
   created_at: Date | string;
   updated_at: Date | string;

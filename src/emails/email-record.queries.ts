@@ -96,16 +96,31 @@ export type CampaignRecordSource = {
 };
 
 /**
- * The set-based builder (docs/decisions/campaigns.md): one email record per contact of `selection`, in one
- * INSERT … SELECT. Records carry no content (rendered at delivery, email-rendering.ts); a
- * suppressed address gets a SUPPRESSED record with `suppressedReason` as its error. The unique
- * index emails_campaign_contact_key skips contacts that already have one, so running this twice
- * (a start job retried after a crash) never makes a second record.
+ * A batch of a campaign's audience (docs/decisions/campaigns.md, "Sending"): the contacts with ids
+ * after `after` (from the first when null) up to and including `through` (to the last when null).
+ */
+export type ContactRange = { after: string | null; through: string | null };
+
+/** The range's condition on contacts' (or records') `column`, its bounds bound through `p`. */
+function inRange(column: string, range: ContactRange, p: (value: unknown) => string): string {
+  const bounds: string[] = [];
+  if (range.after !== null) bounds.push(`${column} > ${p(range.after)}::uuid`);
+  if (range.through !== null) bounds.push(`${column} <= ${p(range.through)}::uuid`);
+  return bounds.length ? bounds.join(' AND ') : 'true';
+}
+
+/**
+ * The set-based builder (docs/decisions/campaigns.md): one email record per contact of `selection`
+ * in `range`, in one INSERT … SELECT. Records carry no content (rendered at delivery,
+ * email-rendering.ts); a suppressed address gets a SUPPRESSED record with `suppressedReason` as
+ * its error. The unique index emails_campaign_contact_key skips contacts that already have one,
+ * so running this twice (a start job retried after a crash) never makes a second record.
  */
 export async function insertCampaignRecords(
   tx: Queryable,
   campaign: CampaignRecordSource,
   selection: RecipientSelection,
+  range: ContactRange,
   options: { messageDomain: string; suppressedReason: string },
 ): Promise<void> {
   const params = [...selection.params];
@@ -113,6 +128,7 @@ export async function insertCampaignRecords(
     params.push(value);
     return `$${params.length}`;
   };
+  const contacts = `${selection.predicate} AND ${inRange('c.id', range, p)}`;
   await tx.query(
     `INSERT INTO emails (project_id, id, contact_id, to_address, from_address, from_name, reply_to, status, source_type,
        campaign_id, template_id, content_type, message_id, last_error)
@@ -120,17 +136,22 @@ export async function insertCampaignRecords(
        CASE WHEN s.email IS NULL THEN 'QUEUED' ELSE 'SUPPRESSED' END, 'CAMPAIGN', ${p(campaign.id)}::uuid, ${p(campaign.template_id)}::uuid,
        ${p(campaign.type)}, '<' || r.id || '@' || ${p(options.messageDomain)}::text || '>',
        CASE WHEN s.email IS NULL THEN NULL ELSE ${p(options.suppressedReason)}::text END
-     FROM (SELECT gen_random_uuid() AS id, c.id AS contact_id, c.email FROM contacts c WHERE ${selection.predicate}) r
+     FROM (SELECT gen_random_uuid() AS id, c.id AS contact_id, c.email FROM contacts c WHERE ${contacts}) r
      LEFT JOIN suppressions s ON s.project_id = ${p(campaign.project_id)}::uuid AND s.email = r.email
      ON CONFLICT (project_id, campaign_id, contact_id) WHERE campaign_id IS NOT NULL DO NOTHING`,
     params,
   );
 }
 
-/** The SUPPRESSED records of a campaign (for their email.suppressed events). */
-export async function suppressedCampaignRecords(tx: Queryable, projectId: string, campaignId: string) {
-  return tx.query<{ id: string; contact_id: string | null }>(`SELECT id, contact_id FROM emails WHERE project_id = $1 AND campaign_id = $2 AND status = 'SUPPRESSED'`, [
-    projectId,
-    campaignId,
-  ]);
+/** The SUPPRESSED records of a campaign's contacts in `range` (for their email.suppressed events). */
+export async function suppressedCampaignRecords(tx: Queryable, projectId: string, campaignId: string, range: ContactRange) {
+  const params: unknown[] = [projectId, campaignId];
+  const p = (value: unknown) => {
+    params.push(value);
+    return `$${params.length}`;
+  };
+  return tx.query<{ id: string; contact_id: string | null }>(
+    `SELECT id, contact_id FROM emails WHERE project_id = $1 AND campaign_id = $2 AND status = 'SUPPRESSED' AND ${inRange('contact_id', range, p)}`,
+    params,
+  );
 }

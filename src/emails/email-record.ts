@@ -4,7 +4,7 @@ import type { Queryable } from '../db/index.ts';
 import { type EventInput, recordEvents } from '../events/events.service.ts';
 import type { RenderedEmail, TemplateVariables } from '../rendering/render.ts';
 import type { EmailContent } from './email-content.ts';
-import { type CampaignRecordSource, insertCampaignRecords, insertEmails, type RecipientSelection, suppressedCampaignRecords } from './email-record.queries.ts';
+import { type CampaignRecordSource, type ContactRange, insertCampaignRecords, insertEmails, type RecipientSelection, suppressedCampaignRecords } from './email-record.queries.ts';
 import { renderEmail } from './email-rendering.ts';
 import type { NewEmail, SourceType } from './emails.queries.ts';
 
@@ -136,14 +136,20 @@ export function suppressedEvent(record: {
 }
 
 /**
- * A campaign's records (docs/decisions/campaigns.md): one per contact of `selection`, made in SQL by one
- * INSERT … SELECT (email-record.queries.ts), QUEUED or SUPPRESSED as buildEmailRecord makes them,
- * with the email.suppressed events that go with them. Their content is rendered at delivery
- * (email-rendering.ts). Returns how many are SUPPRESSED.
+ * A batch of a campaign's records (docs/decisions/campaigns.md): one per contact of `selection` in
+ * `range`, made in SQL by one INSERT … SELECT (email-record.queries.ts), QUEUED or SUPPRESSED as
+ * buildEmailRecord makes them, with the email.suppressed events that go with them. Their content
+ * is rendered at delivery (email-rendering.ts). Returns how many are SUPPRESSED.
  */
-export async function makeCampaignRecords(tx: Queryable, campaign: CampaignRecordSource, selection: RecipientSelection, messageDomain: string): Promise<{ suppressed: number }> {
-  await insertCampaignRecords(tx, campaign, selection, { messageDomain, suppressedReason: SUPPRESSION_REASONS.suppressed });
-  const suppressed = await suppressedCampaignRecords(tx, campaign.project_id, campaign.id);
+export async function makeCampaignRecords(
+  tx: Queryable,
+  campaign: CampaignRecordSource,
+  selection: RecipientSelection,
+  range: ContactRange,
+  messageDomain: string,
+): Promise<{ suppressed: number }> {
+  await insertCampaignRecords(tx, campaign, selection, range, { messageDomain, suppressedReason: SUPPRESSION_REASONS.suppressed });
+  const suppressed = await suppressedCampaignRecords(tx, campaign.project_id, campaign.id, range);
   const source = { campaignId: campaign.id, templateId: campaign.template_id };
   const events = suppressed.flatMap((record) => (record.contact_id ? [suppressedEvent({ id: record.id, contactId: record.contact_id, reason: 'suppressed', source })] : []));
   await recordEvents(tx, campaign.project_id, events);
