@@ -82,7 +82,11 @@ export async function sendCampaign(deps: Deps, projectId: string, id: string, sc
  * guards the records even if it did not.
  */
 export async function startCampaign(deps: Deps, projectId: string, campaignId: string, stopping: () => boolean = () => false): Promise<void> {
-  while (!stopping() && (await deps.db.transaction((tx) => fixNextBatch(deps, tx, projectId, campaignId)))) {}
+  while (!stopping() && (await deps.db.transaction((tx) => fixNextBatch(deps, tx, projectId, campaignId)))) {
+    // Back to the event loop between batches: the embedded database answers through promises alone,
+    // so without it no request, timer or delivery run would get in until the whole audience is fixed.
+    await new Promise((resolve) => setImmediate(resolve));
+  }
 }
 
 /** One transaction of startCampaign; true while batches remain. */
