@@ -181,7 +181,7 @@ async function handOver(
     else {
       const held = await handOffs.mark({ ...refOf(row), subject: row.campaign_id ? row.subject : null, linkUrls: urls?.urls ?? null });
       if (!held) return; // taken over by another worker: not ours to send
-      const outcome = await context.transport.deliver({ id: row.id, from: envelopeFrom, to: row.to_address, raw, stream: row.stream });
+      const outcome = await context.transport.deliver({ id: row.id, from: envelopeFrom, to: row.to_address, raw, stream: row.stream, messageId: row.message_id ?? undefined });
       context.deps.metrics.emailHandedOff(row);
       tally?.note(row.id, outcome.kind === 'delivered' ? 'delivered' : outcome.kind === 'retry' && isProviderDeferral(outcome.error) ? 'deferred' : 'other');
       answered = settle(settlementFor(row, outcome));
