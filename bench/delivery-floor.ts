@@ -86,7 +86,7 @@ async function main() {
       Array.from({ length: 20 }, async () => {
         while (next < MESSAGES) {
           const i = next++;
-          const outcome = await transport.deliver({ id: String(i), from: 'bench@example.com', to: `floor-${i}@bench.test`, raw: signed[i]! });
+          const outcome = await transport.deliver({ id: String(i), from: 'bench@example.com', to: `floor-${i}@bench.test`, raw: signed[i]!, messageId: `<${i}@example.com>` });
           if (outcome.kind !== 'delivered') throw new Error(`the relay refused message ${i}: ${JSON.stringify(outcome)}`);
         }
       }),

@@ -141,17 +141,17 @@ async function deliverChunk(context: RunContext, chunk: EmailRow[]): Promise<voi
     const tracking = await findTrackingSettings(deps.db, [...new Set(going.map((row) => row.project_id))]);
     await fillDeferredContent(deps, going);
     const submitted = await submittedMessages(deps.db, going);
-    const built = await Promise.all(
-      going.map((row) =>
+    // One message at a time, each handed over as soon as it is signed, with a turn of the event
+    // loop between two: composing a whole chunk at once held the loop for tens of milliseconds, and
+    // every hand-off statement's answer (hand-off.ts) waited behind it, holding its permits.
+    for (const row of going) {
+      writes.push(
         build(context, row, attachments, tracking.get(row.project_id), submitted).then(
-          (message) => ({ row, ...message }),
-          (error: Error) => ({ row, error }),
+          (message) => handOver(context, { row, ...message }, settle, tally),
+          (error: Error) => settle({ ...refOf(row), status: 'FAILED', error: `The message could not be built: ${error.message}` }),
         ),
-      ),
-    );
-    for (const b of built) {
-      if ('error' in b) writes.push(settle({ ...refOf(b.row), status: 'FAILED', error: `The message could not be built: ${b.error.message}` }));
-      else writes.push(handOver(context, b, settle, tally));
+      );
+      await new Promise((resolve) => setImmediate(resolve));
     }
     await Promise.all(writes);
     await tally?.flush();
@@ -181,7 +181,7 @@ async function handOver(
     else {
       const held = await handOffs.mark({ ...refOf(row), subject: row.campaign_id ? row.subject : null, linkUrls: urls?.urls ?? null });
       if (!held) return; // taken over by another worker: not ours to send
-      const outcome = await context.transport.deliver({ id: row.id, from: envelopeFrom, to: row.to_address, raw, stream: row.stream });
+      const outcome = await context.transport.deliver({ id: row.id, from: envelopeFrom, to: row.to_address, raw, stream: row.stream, messageId: row.message_id ?? undefined });
       context.deps.metrics.emailHandedOff(row);
       tally?.note(row.id, outcome.kind === 'delivered' ? 'delivered' : outcome.kind === 'retry' && isProviderDeferral(outcome.error) ? 'deferred' : 'other');
       answered = settle(settlementFor(row, outcome));

@@ -9,8 +9,12 @@ import type { Config } from '../config.ts';
 import { type Classified, classifyRefusal, type SmtpRefusal } from './bounces.ts';
 import type { Stream } from './receiver-headers.ts';
 
-/** `stream` chooses the connections it may use (docs/streams.md); transactional when not given. */
-export type HandOff = { id: string; from: string; to: string; raw: Buffer; stream?: Stream };
+/**
+ * `stream` chooses the connections it may use (docs/streams.md); transactional when not given.
+ * `messageId`, the record's, names the message in nodemailer's own bookkeeping; without it
+ * nodemailer draws a random Message-ID for each raw message (five calls for random bytes), never sent.
+ */
+export type HandOff = { id: string; from: string; to: string; raw: Buffer; stream?: Stream; messageId?: string };
 
 /**
  * What became of one hand-off (docs/decisions/sending.md SMTP answers, classified by bounces.ts): `delivered`
@@ -87,7 +91,7 @@ export class SmtpTransport implements Transport {
     // a campaign fills it: a flood of transactional mail alone gets all 24 connections' worth.
     const transporter = message.stream === 'marketing' || this.shared.isIdle() ? this.shared : this.reserved;
     try {
-      await transporter.sendMail({ envelope: { from: message.from, to: [message.to] }, raw: message.raw });
+      await transporter.sendMail({ envelope: { from: message.from, to: [message.to] }, raw: message.raw, ...(message.messageId ? { messageId: message.messageId } : {}) });
       return { kind: 'delivered' };
     } catch (error) {
       return outcomeOf(classifyRefusal(error as Error & SmtpRefusal));

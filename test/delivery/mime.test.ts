@@ -5,7 +5,7 @@ import { after, before, describe, test } from 'node:test';
 import { dkimSign as mailauthSign } from 'mailauth/lib/dkim/sign.js';
 import { dkimVerify } from 'mailauth/lib/dkim/verify.js';
 import { simpleParser } from 'mailparser';
-import { assertCanonical, composeMessage, dkimSign, type MessageInput } from '../../src/delivery/mime.ts';
+import { assertCanonical, composeMessage, dkimSign, MAX_BASE64_LINE, type MessageInput, wrapBase64Bodies } from '../../src/delivery/mime.ts';
 import { htmlToText } from '../../src/rendering/render.ts';
 import { type CorpusMessage, generateCorpus } from '../kit/corpus.ts';
 import { type DnsServer, startDnsServer } from '../kit/dns.ts';
@@ -144,5 +144,29 @@ describe('the message is canonical and its DKIM signature verifies on any conten
     assert.throws(() => assertCanonical(Buffer.from('Subject: a\r\n\r\nline\rnext\r\n')), /bare CR/);
     assert.throws(() => assertCanonical(Buffer.from(`Subject: a\r\n\r\n${'x'.repeat(999)}\r\n`)), /999 octets/);
     assert.doesNotThrow(() => assertCanonical(Buffer.from(`Subject: a\r\n\r\n${'x'.repeat(998)}\r\n`)));
+  });
+
+  test('base64 body lines over 76 characters are wrapped; a message with none is left as it is', () => {
+    const data = Buffer.from('Grüße aus Zürich, 你好，世界！ '.repeat(3)).toString('base64');
+    const message = (body: string, html: string) =>
+      Buffer.from(
+        'Subject: a\r\nContent-Type: multipart/alternative; boundary="b1"\r\n\r\n--b1\r\nContent-Type: text/plain; charset=utf-8\r\n' +
+          `Content-Transfer-Encoding: base64\r\n\r\n${body}\r\n--b1\r\nContent-Type: text/html\r\n\r\n${html}\r\n--b1--\r\n`,
+        'binary',
+      );
+    const long = message(`${data.slice(0, 76)}\r\n${data.slice(76, 156)}`, `<p>${'x'.repeat(90)}</p>`);
+    const wrapped = wrapBase64Bodies(long).toString('binary');
+    const body = wrapped.split('\r\n\r\n')[2]!.split('\r\n--b1')[0]!;
+    assert.ok(
+      body.split('\r\n').every((line) => line.length <= MAX_BASE64_LINE),
+      body,
+    );
+    assert.equal(body.replace(/\r\n/g, ''), data.slice(0, 156));
+    // The HTML part's line of 97 characters is not base64: it stays whole.
+    assert.ok(wrapped.includes(`<p>${'x'.repeat(90)}</p>\r\n`));
+    for (const html of ['<p>Hello</p>', `<p>${'x'.repeat(90)}</p>`]) {
+      const short = message(`${data.slice(0, 76)}\r\n${data.slice(76, 152)}`, html);
+      assert.equal(wrapBase64Bodies(short), short);
+    }
   });
 });
