@@ -141,17 +141,17 @@ async function deliverChunk(context: RunContext, chunk: EmailRow[]): Promise<voi
     const tracking = await findTrackingSettings(deps.db, [...new Set(going.map((row) => row.project_id))]);
     await fillDeferredContent(deps, going);
     const submitted = await submittedMessages(deps.db, going);
-    // One message at a time, each handed over as soon as it is signed, with a turn of the event
-    // loop between two: composing a whole chunk at once held the loop for tens of milliseconds, and
-    // every hand-off statement's answer (hand-off.ts) waited behind it, holding its permits.
-    for (const row of going) {
-      writes.push(
+    const built = await Promise.all(
+      going.map((row) =>
         build(context, row, attachments, tracking.get(row.project_id), submitted).then(
-          (message) => handOver(context, { row, ...message }, settle, tally),
-          (error: Error) => settle({ ...refOf(row), status: 'FAILED', error: `The message could not be built: ${error.message}` }),
+          (message) => ({ row, ...message }),
+          (error: Error) => ({ row, error }),
         ),
-      );
-      await new Promise((resolve) => setImmediate(resolve));
+      ),
+    );
+    for (const b of built) {
+      if ('error' in b) writes.push(settle({ ...refOf(b.row), status: 'FAILED', error: `The message could not be built: ${b.error.message}` }));
+      else writes.push(handOver(context, b, settle, tally));
     }
     await Promise.all(writes);
     await tally?.flush();
