@@ -25,21 +25,28 @@ export const EXECUTION_QUEUE: ClaimQueue = {
 };
 
 /**
+ * The new executions among them: never claimed (a claim keeps its token until the execution waits
+ * or ends), due at their first step. The start lane claims these alone (runner.ts).
+ */
+export const START_QUEUE: ClaimQueue = { ...EXECUTION_QUEUE, pending: "status = 'RUNNING' AND claim IS NULL" };
+
+/**
  * Claims due executions, oldest first (src/jobs/claims.ts: FOR UPDATE SKIP LOCKED, so workers never
  * share one): a fresh claim token, and `due_at` moved to the lease's end, past which another worker
  * may take the execution over (its holder died). Across projects, or in the one project `projectId`
- * names (on Citus).
+ * names (on Citus); only new executions with `starts`.
  */
-export function claimDue(db: Queryable, options: { limit: number; leaseSeconds: number; claimedBy: number; projectId?: string }): Promise<Claimed[]> {
-  return claimDueOf<Claimed>(db, EXECUTION_QUEUE, {
-    ...options,
+export function claimDue(db: Queryable, options: { limit: number; leaseSeconds: number; claimedBy: number; projectId?: string; starts?: boolean }): Promise<Claimed[]> {
+  const { starts, ...claim } = options;
+  return claimDueOf<Claimed>(db, starts ? START_QUEUE : EXECUTION_QUEUE, {
+    ...claim,
     set: (bind) => `claim = ${bind(randomUUID())}`,
     returning: 'x.project_id, x.id, x.workflow_id, x.workflow_version, x.claim',
   });
 }
 
 /** The projects with due executions, the project of the oldest first (src/jobs/project-rotation.queries.ts). */
-export const dueProjects = (db: Queryable, scan: number) => dueProjectsOf(db, EXECUTION_QUEUE, scan);
+export const dueProjects = (db: Queryable, scan: number, starts = false) => dueProjectsOf(db, starts ? START_QUEUE : EXECUTION_QUEUE, scan);
 
 /**
  * Opens a step transaction: locks the executions whose claim is still ours (one missing from the
