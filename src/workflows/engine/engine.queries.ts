@@ -49,20 +49,34 @@ export function claimDue(db: Queryable, options: { limit: number; leaseSeconds: 
 export const dueProjects = (db: Queryable, scan: number, starts = false) => dueProjectsOf(db, starts ? START_QUEUE : EXECUTION_QUEUE, scan);
 
 /**
+ * When a batch's executions are of one project (always on Citus, whose claims take one project at
+ * a time), the project as `$3` for the statements below to name in every table they touch: Citus
+ * then runs them on the project's shard alone. Without it a statement runs on every shard and holds
+ * a lock on each until its transaction ends, and every other step transaction (the start lane's
+ * too) waits for it.
+ */
+function oneProject(claimed: Pick<Claimed, 'project_id'>[]): { is: (alias: string) => string; params: string[] } {
+  const projects = new Set(claimed.map((c) => c.project_id));
+  if (projects.size !== 1) return { is: () => '', params: [] };
+  return { is: (alias) => ` AND ${alias}.project_id = $3::uuid`, params: [...projects] };
+}
+
+/**
  * Opens a step transaction: locks the executions whose claim is still ours (one missing from the
  * answer was cancelled or taken over), renews their lease, and reads each contact as it is now.
  */
 export async function lockClaimed(tx: Queryable, claimed: Claimed[], leaseSeconds: number): Promise<LockedExecution[]> {
+  const project = oneProject(claimed);
   return tx.query<LockedExecution>(
     `UPDATE workflow_executions x SET due_at = now() + make_interval(secs => $2)
      FROM jsonb_to_recordset($1::jsonb) AS k(project_id uuid, id uuid, claim uuid), contacts c
      WHERE x.project_id = k.project_id AND x.id = k.id AND x.claim = k.claim AND x.status IN ('RUNNING', 'WAITING')
-       AND c.project_id = x.project_id AND c.id = x.contact_id
+       AND c.project_id = x.project_id AND c.id = x.contact_id${project.is('x')}${project.is('c')}
      RETURNING x.*, c.email AS contact_email, c.subscribed AS contact_subscribed, c.data AS contact_data,
-       EXISTS (SELECT 1 FROM suppressions p WHERE p.project_id = x.project_id AND p.email = c.email) AS contact_suppressed,
+       EXISTS (SELECT 1 FROM suppressions p WHERE p.project_id = x.project_id AND p.email = c.email${project.is('p')}) AS contact_suppressed,
        (SELECT s.attempts FROM workflow_execution_steps s
-        WHERE s.project_id = x.project_id AND s.execution_id = x.id AND s.step_id = x.current_step_id AND s.status = 'RUNNING') AS current_attempts`,
-    [JSON.stringify(claimed.map(({ project_id, id, claim }) => ({ project_id, id, claim }))), leaseSeconds],
+        WHERE s.project_id = x.project_id AND s.execution_id = x.id AND s.step_id = x.current_step_id AND s.status = 'RUNNING'${project.is('s')}) AS current_attempts`,
+    [JSON.stringify(claimed.map(({ project_id, id, claim }) => ({ project_id, id, claim }))), leaseSeconds, ...project.params],
   );
 }
 
@@ -124,6 +138,7 @@ export type Progress = { claimed: Claimed; records: StepRecordWrite[]; state: Ex
  */
 export async function saveProgress(tx: Queryable, progress: Progress[]): Promise<void> {
   if (progress.length === 0) return;
+  const project = oneProject(progress.map((p) => p.claimed));
   const records = progress.flatMap((p) => p.records.map((r) => ({ ...r, project_id: p.claimed.project_id, execution_id: p.claimed.id })));
   const states = progress.map(({ claimed, state }) => ({
     project_id: claimed.project_id,
@@ -167,8 +182,8 @@ export async function saveProgress(tx: Queryable, progress: Progress[]): Promise
        updated_at = clock.now
      FROM jsonb_to_recordset($2::jsonb) AS n(project_id uuid, id uuid, claim uuid, status text, current_step_id uuid, wait_seconds float8,
        wait_event_name text, wait_begins boolean, exit_reason text, error text), clock
-     WHERE x.project_id = n.project_id AND x.id = n.id AND x.claim = n.claim`,
-    [JSON.stringify(records), JSON.stringify(states)],
+     WHERE x.project_id = n.project_id AND x.id = n.id AND x.claim = n.claim${project.is('x')}`,
+    [JSON.stringify(records), JSON.stringify(states), ...project.params],
   );
 }
 
