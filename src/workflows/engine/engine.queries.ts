@@ -154,7 +154,9 @@ export async function saveProgress(tx: Queryable, progress: Progress[]): Promise
   }));
   await tx.query(
     `WITH clock AS MATERIALIZED (
-       SELECT now() AS now, now() AT TIME ZONE 'UTC' AS utc
+       -- A timer runs from now, after the walk, not from the transaction's start: a DELAY waits its
+       -- whole time after its step began, however long the transaction took to get there.
+       SELECT now() AS now, clock_timestamp() AT TIME ZONE 'UTC' AS utc
      ), records AS (
        INSERT INTO workflow_execution_steps AS s (project_id, execution_id, step_id, step_type, status, output, error, started_at, completed_at, attempts)
        SELECT r.project_id, r.execution_id, r.step_id, r.step_type, r.status, r.output, r.error, r.started_at, r.completed_at,
