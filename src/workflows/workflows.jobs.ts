@@ -86,7 +86,12 @@ class EngineLoop {
   private timer: NodeJS.Timeout | undefined;
   private timerAt = Number.POSITIVE_INFINITY;
   private readonly timers: Timers;
-  private readonly signals: RunSignals = { kicks: () => this.kicks, halted: () => this.halted };
+  private wakers: Array<() => void> = [];
+  private readonly signals: RunSignals = {
+    kicks: () => this.kicks,
+    woken: () => new Promise((resolve) => this.wakers.push(resolve)),
+    halted: () => this.halted,
+  };
 
   constructor(private readonly deps: Deps) {
     this.timers = { wake: (seconds, tx) => wakeUpIn(deps.queue, seconds, tx), kick: async () => this.kick() };
@@ -96,6 +101,7 @@ class EngineLoop {
   kick(): void {
     if (this.halted) return;
     this.kicks++;
+    for (const wake of this.wakers.splice(0)) wake();
     if (this.running) {
       this.again = true;
       return;
@@ -124,6 +130,7 @@ class EngineLoop {
   async stop(): Promise<void> {
     this.halted = true;
     clearTimeout(this.timer);
+    for (const wake of this.wakers.splice(0)) wake();
     await this.running;
   }
 

@@ -25,37 +25,58 @@ export const EXECUTION_QUEUE: ClaimQueue = {
 };
 
 /**
+ * The new executions among them: never claimed (a claim keeps its token until the execution waits
+ * or ends), due at their first step. The start lane claims these alone (runner.ts).
+ */
+export const START_QUEUE: ClaimQueue = { ...EXECUTION_QUEUE, pending: "status = 'RUNNING' AND claim IS NULL" };
+
+/**
  * Claims due executions, oldest first (src/jobs/claims.ts: FOR UPDATE SKIP LOCKED, so workers never
  * share one): a fresh claim token, and `due_at` moved to the lease's end, past which another worker
  * may take the execution over (its holder died). Across projects, or in the one project `projectId`
- * names (on Citus).
+ * names (on Citus); only new executions with `starts`.
  */
-export function claimDue(db: Queryable, options: { limit: number; leaseSeconds: number; claimedBy: number; projectId?: string }): Promise<Claimed[]> {
-  return claimDueOf<Claimed>(db, EXECUTION_QUEUE, {
-    ...options,
+export function claimDue(db: Queryable, options: { limit: number; leaseSeconds: number; claimedBy: number; projectId?: string; starts?: boolean }): Promise<Claimed[]> {
+  const { starts, ...claim } = options;
+  return claimDueOf<Claimed>(db, starts ? START_QUEUE : EXECUTION_QUEUE, {
+    ...claim,
     set: (bind) => `claim = ${bind(randomUUID())}`,
     returning: 'x.project_id, x.id, x.workflow_id, x.workflow_version, x.claim',
   });
 }
 
 /** The projects with due executions, the project of the oldest first (src/jobs/project-rotation.queries.ts). */
-export const dueProjects = (db: Queryable, scan: number) => dueProjectsOf(db, EXECUTION_QUEUE, scan);
+export const dueProjects = (db: Queryable, scan: number, starts = false) => dueProjectsOf(db, starts ? START_QUEUE : EXECUTION_QUEUE, scan);
+
+/**
+ * When a batch's executions are of one project (always on Citus, whose claims take one project at
+ * a time), the project as `$3` for the statements below to name in every table they touch: Citus
+ * then runs them on the project's shard alone. Without it a statement runs on every shard and holds
+ * a lock on each until its transaction ends, and every other step transaction (the start lane's
+ * too) waits for it.
+ */
+function oneProject(claimed: Pick<Claimed, 'project_id'>[]): { is: (alias: string) => string; params: string[] } {
+  const projects = new Set(claimed.map((c) => c.project_id));
+  if (projects.size !== 1) return { is: () => '', params: [] };
+  return { is: (alias) => ` AND ${alias}.project_id = $3::uuid`, params: [...projects] };
+}
 
 /**
  * Opens a step transaction: locks the executions whose claim is still ours (one missing from the
  * answer was cancelled or taken over), renews their lease, and reads each contact as it is now.
  */
 export async function lockClaimed(tx: Queryable, claimed: Claimed[], leaseSeconds: number): Promise<LockedExecution[]> {
+  const project = oneProject(claimed);
   return tx.query<LockedExecution>(
     `UPDATE workflow_executions x SET due_at = now() + make_interval(secs => $2)
      FROM jsonb_to_recordset($1::jsonb) AS k(project_id uuid, id uuid, claim uuid), contacts c
      WHERE x.project_id = k.project_id AND x.id = k.id AND x.claim = k.claim AND x.status IN ('RUNNING', 'WAITING')
-       AND c.project_id = x.project_id AND c.id = x.contact_id
+       AND c.project_id = x.project_id AND c.id = x.contact_id${project.is('x')}${project.is('c')}
      RETURNING x.*, c.email AS contact_email, c.subscribed AS contact_subscribed, c.data AS contact_data,
-       EXISTS (SELECT 1 FROM suppressions p WHERE p.project_id = x.project_id AND p.email = c.email) AS contact_suppressed,
+       EXISTS (SELECT 1 FROM suppressions p WHERE p.project_id = x.project_id AND p.email = c.email${project.is('p')}) AS contact_suppressed,
        (SELECT s.attempts FROM workflow_execution_steps s
-        WHERE s.project_id = x.project_id AND s.execution_id = x.id AND s.step_id = x.current_step_id AND s.status = 'RUNNING') AS current_attempts`,
-    [JSON.stringify(claimed.map(({ project_id, id, claim }) => ({ project_id, id, claim }))), leaseSeconds],
+        WHERE s.project_id = x.project_id AND s.execution_id = x.id AND s.step_id = x.current_step_id AND s.status = 'RUNNING'${project.is('s')}) AS current_attempts`,
+    [JSON.stringify(claimed.map(({ project_id, id, claim }) => ({ project_id, id, claim }))), leaseSeconds, ...project.params],
   );
 }
 
@@ -117,6 +138,7 @@ export type Progress = { claimed: Claimed; records: StepRecordWrite[]; state: Ex
  */
 export async function saveProgress(tx: Queryable, progress: Progress[]): Promise<void> {
   if (progress.length === 0) return;
+  const project = oneProject(progress.map((p) => p.claimed));
   const records = progress.flatMap((p) => p.records.map((r) => ({ ...r, project_id: p.claimed.project_id, execution_id: p.claimed.id })));
   const states = progress.map(({ claimed, state }) => ({
     project_id: claimed.project_id,
@@ -132,7 +154,9 @@ export async function saveProgress(tx: Queryable, progress: Progress[]): Promise
   }));
   await tx.query(
     `WITH clock AS MATERIALIZED (
-       SELECT now() AS now, now() AT TIME ZONE 'UTC' AS utc
+       -- A timer runs from now, after the walk, not from the transaction's start: a DELAY waits its
+       -- whole time after its step began, however long the transaction took to get there.
+       SELECT now() AS now, clock_timestamp() AT TIME ZONE 'UTC' AS utc
      ), records AS (
        INSERT INTO workflow_execution_steps AS s (project_id, execution_id, step_id, step_type, status, output, error, started_at, completed_at, attempts)
        SELECT r.project_id, r.execution_id, r.step_id, r.step_type, r.status, r.output, r.error, r.started_at, r.completed_at,
@@ -160,8 +184,8 @@ export async function saveProgress(tx: Queryable, progress: Progress[]): Promise
        updated_at = clock.now
      FROM jsonb_to_recordset($2::jsonb) AS n(project_id uuid, id uuid, claim uuid, status text, current_step_id uuid, wait_seconds float8,
        wait_event_name text, wait_begins boolean, exit_reason text, error text), clock
-     WHERE x.project_id = n.project_id AND x.id = n.id AND x.claim = n.claim`,
-    [JSON.stringify(records), JSON.stringify(states)],
+     WHERE x.project_id = n.project_id AND x.id = n.id AND x.claim = n.claim${project.is('x')}`,
+    [JSON.stringify(records), JSON.stringify(states), ...project.params],
   );
 }
 
