@@ -139,7 +139,7 @@ export function suppressedEvent(record: {
  * A batch of a campaign's records (docs/decisions/campaigns.md): one per contact of `selection` in
  * `range`, made in SQL by one INSERT … SELECT (email-record.queries.ts), QUEUED or SUPPRESSED as
  * buildEmailRecord makes them, with the email.suppressed events that go with them. Their content
- * is rendered at delivery (email-rendering.ts). Returns how many are SUPPRESSED.
+ * is rendered at delivery (email-rendering.ts).
  */
 export async function makeCampaignRecords(
   tx: Queryable,
@@ -147,11 +147,10 @@ export async function makeCampaignRecords(
   selection: RecipientSelection,
   range: ContactRange,
   messageDomain: string,
-): Promise<{ suppressed: number }> {
+): Promise<void> {
   await insertCampaignRecords(tx, campaign, selection, range, { messageDomain, suppressedReason: SUPPRESSION_REASONS.suppressed });
   const suppressed = await suppressedCampaignRecords(tx, campaign.project_id, campaign.id, range);
   const source = { campaignId: campaign.id, templateId: campaign.template_id };
   const events = suppressed.flatMap((record) => (record.contact_id ? [suppressedEvent({ id: record.id, contactId: record.contact_id, reason: 'suppressed', source })] : []));
   await recordEvents(tx, campaign.project_id, events);
-  return { suppressed: suppressed.length };
 }
