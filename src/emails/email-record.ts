@@ -141,13 +141,7 @@ export function suppressedEvent(record: {
  * buildEmailRecord makes them, with the email.suppressed events that go with them. Their content
  * is rendered at delivery (email-rendering.ts).
  */
-export async function makeCampaignRecords(
-  tx: Queryable,
-  campaign: CampaignRecordSource,
-  selection: RecipientSelection,
-  range: ContactRange,
-  messageDomain: string,
-): Promise<void> {
+export async function makeCampaignRecords(tx: Queryable, campaign: CampaignRecordSource, selection: RecipientSelection, range: ContactRange, messageDomain: string): Promise<void> {
   await insertCampaignRecords(tx, campaign, selection, range, { messageDomain, suppressedReason: SUPPRESSION_REASONS.suppressed });
   const suppressed = await suppressedCampaignRecords(tx, campaign.project_id, campaign.id, range);
   const source = { campaignId: campaign.id, templateId: campaign.template_id };
