@@ -1,6 +1,6 @@
 import { Alert, Anchor, Badge, Button, Grid, Group, List, Modal, Paper, Select, SimpleGrid, Stack, Switch, Tabs, Text, Textarea, TextInput, Title } from '@mantine/core';
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
-import { useEffect, useRef, useState } from 'react';
+import { useCallback, useEffect, useRef, useState } from 'react';
 import { Link, useParams } from 'react-router';
 import { api, call } from '../../api/client.ts';
 import { asApiError } from '../../api/errors.ts';
@@ -290,8 +290,19 @@ export function Component() {
   const historyRef = useRef(history);
   historyRef.current = history;
   // A shortcut pressed while an undo or redo is still being applied runs once that one has settled
-  // (the newest such press), instead of being lost.
+  // (the newest such press), instead of being lost. `travelling` is set when a travel starts and
+  // cleared only once its queued press has been taken, so no press falls between the two (a render's
+  // isPending lags behind the mutation's settling).
   const pressedDuringTravel = useRef<'undo' | 'redo' | null>(null);
+  const travelling = useRef(false);
+  const startTravel = useCallback((direction: 'undo' | 'redo') => {
+    if (travelling.current) {
+      pressedDuringTravel.current = direction;
+      return;
+    }
+    travelling.current = true;
+    travelRef.current.mutate(direction);
+  }, []);
   const travel = useMutation({
     mutationFn: async (direction: 'undo' | 'redo') => {
       const { past, future } = historyRef.current;
@@ -306,6 +317,7 @@ export function Component() {
       const next = pressedDuringTravel.current;
       pressedDuringTravel.current = null;
       if (next) setTimeout(() => travelRef.current.mutate(next));
+      else travelling.current = false;
     },
   });
   // Ctrl+Z undoes, Ctrl+Shift+Z (or Ctrl+Y) redoes, except while typing in a field.
@@ -317,13 +329,11 @@ export function Component() {
       const key = e.key.toLowerCase();
       if (key !== 'z' && key !== 'y') return;
       e.preventDefault();
-      const direction = key === 'y' || e.shiftKey ? 'redo' : 'undo';
-      if (travelRef.current.isPending) pressedDuringTravel.current = direction;
-      else travelRef.current.mutate(direction);
+      startTravel(key === 'y' || e.shiftKey ? 'redo' : 'undo');
     };
     window.addEventListener('keydown', onKey);
     return () => window.removeEventListener('keydown', onKey);
-  }, []);
+  }, [startTravel]);
   travelRef.current = travel;
   const cancel = useMutation({
     mutationFn: async (executionId?: string) => {
@@ -446,7 +456,7 @@ export function Component() {
         <Grid.Col span={{ base: 12, lg: 8 }}>
           {!readOnly && (
             <Group mb="xs" gap="xs">
-              <Button size="compact-sm" variant="default" disabled={!history.past.length || travel.isPending} aria-keyshortcuts="Control+Z" onClick={() => travel.mutate('undo')}>
+              <Button size="compact-sm" variant="default" disabled={!history.past.length || travel.isPending} aria-keyshortcuts="Control+Z" onClick={() => startTravel('undo')}>
                 {history.past.length ? `Undo ${history.past.at(-1)!.label}` : 'Undo'}
               </Button>
               <Button
@@ -454,7 +464,7 @@ export function Component() {
                 variant="default"
                 disabled={!history.future.length || travel.isPending}
                 aria-keyshortcuts="Control+Shift+Z"
-                onClick={() => travel.mutate('redo')}
+                onClick={() => startTravel('redo')}
               >
                 {history.future.length ? `Redo ${history.future.at(-1)!.label}` : 'Redo'}
               </Button>
