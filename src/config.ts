@@ -106,6 +106,8 @@ const environmentSchema = z.object({
   SEND_RATE_PER_SECOND: nonNegativeInt.default(0),
   // docs/decisions/campaigns.md, "Sending": contacts whose records one transaction of a campaign's start makes.
   CAMPAIGN_AUDIENCE_BATCH: positiveInt.default(10_000),
+  // docs/decisions/campaigns.md, "Counters at scale": a campaign of this many recipients or more has its counters reused for a few seconds.
+  CAMPAIGN_COUNTS_EXACT_BELOW: positiveInt.default(10_000),
   // docs/streams.md, per-provider throttles: the rate a provider starts at and never exceeds, the
   // floor a deferral never takes it under, and what each delivered message adds back.
   PROVIDER_RATE_MAX_PER_SECOND: positiveInt.default(1000),
@@ -195,6 +197,8 @@ export type Config = Readonly<{
   sendRatePerSecond: number;
   /** Contacts per transaction when a campaign's audience is fixed (docs/decisions/campaigns.md). */
   campaignAudienceBatch: number;
+  /** Below this many recipients a campaign's counters are counted on every read (docs/decisions/campaigns.md). */
+  campaignCountsExactBelow: number;
   /** Per-provider throttles (docs/streams.md): messages per second per project, stream and provider. */
   providerRate: { maxPerSecond: number; minPerSecond: number; increase: number };
   webhookAllowPrivate: boolean;
@@ -276,6 +280,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     segmentRefreshIntervalSeconds: e.SEGMENT_REFRESH_INTERVAL_SECONDS,
     sendRatePerSecond: e.SEND_RATE_PER_SECOND,
     campaignAudienceBatch: e.CAMPAIGN_AUDIENCE_BATCH,
+    campaignCountsExactBelow: e.CAMPAIGN_COUNTS_EXACT_BELOW,
     providerRate: Object.freeze({
       maxPerSecond: e.PROVIDER_RATE_MAX_PER_SECOND,
       minPerSecond: Math.min(e.PROVIDER_RATE_MIN_PER_SECOND, e.PROVIDER_RATE_MAX_PER_SECOND),

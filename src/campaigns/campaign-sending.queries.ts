@@ -1,7 +1,7 @@
 import type { ContactRow } from '../contacts/contacts.schemas.ts';
 import type { Queryable } from '../db/index.ts';
 import { CONTACT_SUPPRESSED } from '../emails/email-record.queries.ts';
-import type { CampaignRow } from './campaigns.schemas.ts';
+import type { CampaignFields } from './campaigns.schemas.ts';
 
 /** A predicate over contacts `c` with its bound parameters (audience.ts builds it). */
 export type Audience = { predicate: string; params: unknown[] };

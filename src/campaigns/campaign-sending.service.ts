@@ -13,7 +13,7 @@ import type { JobQueue } from '../jobs/queue.ts';
 import { audienceOf } from './audience.ts';
 import * as sending from './campaign-sending.queries.ts';
 import { lockCampaign, setStatus } from './campaigns.queries.ts';
-import type { Campaign, CampaignRow } from './campaigns.schemas.ts';
+import type { Campaign, CampaignFields } from './campaigns.schemas.ts';
 import { findCampaignOr404, getCampaign, stateError } from './campaigns.service.ts';
 
 export const START_JOB = 'campaigns.start';
@@ -115,7 +115,7 @@ const BULK_RECORDS = 1000;
  * created after sending began are not in the audience. The batch that reaches the end marks the
  * audience fixed. True while batches remain.
  */
-async function fixAudienceBatch(deps: Deps, tx: Queryable, row: CampaignRow): Promise<boolean> {
+async function fixAudienceBatch(deps: Deps, tx: Queryable, row: CampaignFields): Promise<boolean> {
   const projectId = row.project_id;
   const audience = await audienceOf(tx, projectId, row).then(
     (selected) => sending.createdBy(selected, row.sent_at!),

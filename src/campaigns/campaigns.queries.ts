@@ -1,7 +1,7 @@
 import type { Queryable } from '../db/index.ts';
 import { containsPattern } from '../db/like.ts';
 import type { ContentFormat } from '../templates/formats.ts';
-import type { AudienceType, CampaignRow, CampaignStatus, CampaignType } from './campaigns.schemas.ts';
+import type { AudienceType, CampaignCounts, CampaignFields, CampaignRow, CampaignStatus, CampaignType } from './campaigns.schemas.ts';
 
 /** Column values of a campaign write (create and PUT replace the same set). */
 export type CampaignValues = {
@@ -24,14 +24,8 @@ export type CampaignValues = {
   editorState: unknown;
 };
 
-/**
- * The counters of a campaign, from its records by status (docs/decisions/sending.md: counters follow the
- * records). Only `status` is read, so the (project_id, campaign_id, status) index answers it.
- * Every statement using it binds the project as $1: with the constant, Citus runs the join on the
- * project's node even when `p` is a modifying CTE (it refuses a LATERAL join through p.project_id).
- */
-const COUNTS = `LEFT JOIN LATERAL (
-    SELECT
+/** The counters of a campaign's records by status (docs/decisions/campaigns.md: which statuses count where). */
+const COUNTERS = `
       count(*) FILTER (WHERE e.status IN ('QUEUED', 'SENDING'))::int AS queued_count,
       count(*) FILTER (WHERE e.status IN ('SENT', 'DELIVERED', 'OPENED', 'CLICKED', 'COMPLAINED', 'BOUNCED'))::int AS sent_count,
       count(*) FILTER (WHERE e.status IN ('DELIVERED', 'OPENED', 'CLICKED', 'COMPLAINED'))::int AS delivered_count,
@@ -40,9 +34,34 @@ const COUNTS = `LEFT JOIN LATERAL (
       count(*) FILTER (WHERE e.status = 'BOUNCED')::int AS bounced_count,
       count(*) FILTER (WHERE e.status = 'COMPLAINED')::int AS complained_count,
       count(*) FILTER (WHERE e.status = 'FAILED')::int AS failed_count,
-      count(*) FILTER (WHERE e.status = 'SUPPRESSED')::int AS suppressed_count
+      count(*) FILTER (WHERE e.status = 'SUPPRESSED')::int AS suppressed_count`;
+
+/**
+ * The counters of a campaign just written (created, replaced or copied: it has no records yet, or
+ * few), counted in the same statement. Only `status` is read, so the (project_id, campaign_id,
+ * status) index answers it. Every statement using it binds the project as $1: with the constant,
+ * Citus runs the join on the project's node even when `p` is a modifying CTE (it refuses a LATERAL
+ * join through p.project_id).
+ */
+const COUNTS = `LEFT JOIN LATERAL (
+    SELECT ${COUNTERS}
     FROM emails e WHERE e.project_id = $1 AND e.campaign_id = p.id
   ) n ON true`;
+
+/**
+ * The counters of some campaigns of a project, by campaign id, in one statement over the
+ * (project_id, campaign_id, status) index; a campaign without records is missing from the map.
+ * Reads go through campaign-counts.ts, which decides when a large campaign is counted again.
+ */
+export async function countRecords(db: Queryable, projectId: string, campaignIds: string[]): Promise<Map<string, CampaignCounts>> {
+  const rows = await db.query<CampaignCounts & { campaign_id: string }>(
+    `SELECT e.campaign_id, ${COUNTERS}
+     FROM emails e WHERE e.project_id = $1 AND e.campaign_id = ANY($2::uuid[])
+     GROUP BY e.campaign_id`,
+    [projectId, campaignIds],
+  );
+  return new Map(rows.map(({ campaign_id, ...counts }) => [campaign_id, counts]));
+}
 
 const valueParams = (v: CampaignValues) => [
   v.name,
@@ -77,8 +96,9 @@ export async function insertCampaign(db: Queryable, projectId: string, values: C
   return rows[0]!;
 }
 
-export async function findCampaign(db: Queryable, projectId: string, id: string): Promise<CampaignRow | undefined> {
-  const rows = await db.query<CampaignRow>(`SELECT p.*, n.* FROM campaigns p ${COUNTS} WHERE p.project_id = $1 AND p.id = $2`, [projectId, id]);
+/** The campaign row, without its counters (campaign-counts.ts adds them where a response shows them). */
+export async function findCampaign(db: Queryable, projectId: string, id: string): Promise<CampaignFields | undefined> {
+  const rows = await db.query<CampaignFields>('SELECT * FROM campaigns WHERE project_id = $1 AND id = $2', [projectId, id]);
   return rows[0];
 }
 
@@ -87,8 +107,8 @@ export async function findCampaign(db: Queryable, projectId: string, id: string)
  * busy). `due`: its scheduled time has come by the database's clock (the one pg-boss's delayed
  * jobs follow), with a second of slack.
  */
-export async function lockCampaign(tx: Queryable, projectId: string, id: string, skipLocked = false): Promise<(CampaignRow & { due: boolean }) | undefined> {
-  const rows = await tx.query<CampaignRow & { due: boolean }>(
+export async function lockCampaign(tx: Queryable, projectId: string, id: string, skipLocked = false): Promise<(CampaignFields & { due: boolean }) | undefined> {
+  const rows = await tx.query<CampaignFields & { due: boolean }>(
     `SELECT *, coalesce(scheduled_for <= now() + interval '1 second', false) AS due
      FROM campaigns WHERE project_id = $1 AND id = $2 FOR UPDATE${skipLocked ? ' SKIP LOCKED' : ''}`,
     [projectId, id],
@@ -180,17 +200,11 @@ export async function listCampaigns(
   db: Queryable,
   projectId: string,
   options: CampaignFilters & { sort: CampaignSort; dir: 'asc' | 'desc'; limit: number; offset: number },
-): Promise<CampaignRow[]> {
+): Promise<CampaignFields[]> {
   const filter = where(projectId, options);
   const order = `${ORDER_BY[options.sort]} ${options.dir === 'asc' ? 'ASC' : 'DESC'}, id ${options.dir === 'asc' ? 'ASC' : 'DESC'}`;
-  // The page first, then the counters of its rows only (the counters' columns share no name with it).
-  return db.query<CampaignRow>(
-    `SELECT p.*, n.* FROM (
-       SELECT * FROM campaigns WHERE ${filter.sql} ORDER BY ${order} LIMIT $4 OFFSET $5
-     ) p ${COUNTS}
-     ORDER BY ${order}`,
-    [...filter.params, options.limit, options.offset],
-  );
+  // The page alone: campaign-counts.ts counts the records of its rows.
+  return db.query<CampaignFields>(`SELECT * FROM campaigns WHERE ${filter.sql} ORDER BY ${order} LIMIT $4 OFFSET $5`, [...filter.params, options.limit, options.offset]);
 }
 
 export async function countCampaigns(db: Queryable, projectId: string, filters: CampaignFilters): Promise<number> {

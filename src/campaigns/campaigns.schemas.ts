@@ -13,8 +13,8 @@ export type CampaignType = (typeof CAMPAIGN_TYPES)[number];
 export type CampaignStatus = (typeof CAMPAIGN_STATUSES)[number];
 export type AudienceType = (typeof AUDIENCE_TYPES)[number];
 
-/** A campaigns row with its counters (campaigns.queries.ts selects both). */
-export type CampaignRow = {
+/** A campaigns row, without its counters. */
+export type CampaignFields = {
   project_id: string;
   id: string;
   name: string;
@@ -41,7 +41,10 @@ export type CampaignRow = {
   total_recipients: number;
   created_at: Date | string;
   updated_at: Date | string;
-} & CampaignCounts;
+};
+
+/** A campaigns row with its counters (campaign-counts.ts adds them to a row that has none). */
+export type CampaignRow = CampaignFields & CampaignCounts;
 
 /** Records per outcome (docs/decisions/campaigns.md: which statuses count where). */
 export type CampaignCounts = {

@@ -12,13 +12,14 @@ import { checkSaved, previewContent } from '../templates/templates.preview.ts';
 import type { TemplatePreview } from '../templates/templates.schemas.ts';
 import { getTemplateForSend } from '../templates/templates.service.ts';
 import { audienceForWrite, audienceOf, checkAudienceCondition } from './audience.ts';
+import { CampaignCounter } from './campaign-counts.ts';
 import { countAudience } from './campaign-sending.queries.ts';
 import * as queries from './campaigns.queries.ts';
 import {
   type Campaign,
+  type CampaignFields,
   type CampaignInput,
   type CampaignPage,
-  type CampaignRow,
   type CampaignStats,
   DEFAULT_PAGE_SIZE,
   type ListCampaignsInput,
@@ -92,17 +93,28 @@ export async function createCampaign(deps: Deps, projectId: string, input: Campa
   return { data: toCampaign(await queries.insertCampaign(deps.db, projectId, values)), checks: checksOf(values) };
 }
 
-export async function findCampaignOr404(db: Queryable, projectId: string, id: string): Promise<CampaignRow> {
+/** The campaign row without its counters; 404 when the project has no such campaign. */
+export async function findCampaignOr404(db: Queryable, projectId: string, id: string): Promise<CampaignFields> {
   const row = await queries.findCampaign(db, projectId, id);
   if (!row) throw notFound('Campaign');
   return row;
 }
 
-export async function getCampaign(deps: Deps, projectId: string, id: string): Promise<Campaign> {
-  return toCampaign(await findCampaignOr404(deps.db, projectId, id));
+// One counter per server's configuration (tests start several servers in one process).
+const counters = new WeakMap<Deps['config'], CampaignCounter>();
+
+/** Who counts the records of this server's campaigns (campaign-counts.ts). */
+function counterOf(deps: Deps): CampaignCounter {
+  let counter = counters.get(deps.config);
+  if (!counter) counters.set(deps.config, (counter = new CampaignCounter(deps.config.campaignCountsExactBelow)));
+  return counter;
 }
 
-export const stateError = (row: Pick<CampaignRow, 'status'>, action: string) =>
+export async function getCampaign(deps: Deps, projectId: string, id: string): Promise<Campaign> {
+  return toCampaign(await counterOf(deps).one(deps.db, projectId, await findCampaignOr404(deps.db, projectId, id)));
+}
+
+export const stateError = (row: Pick<CampaignFields, 'status'>, action: string) =>
   new AppError('CAMPAIGN_STATE_INVALID', { message: `A ${row.status} campaign cannot be ${action}.`, details: { status: row.status } });
 
 /** PUT /campaigns/{id}: replaces the content, only while DRAFT or SCHEDULED (docs/decisions/campaigns.md). */
@@ -165,14 +177,15 @@ export async function listCampaigns(deps: Deps, projectId: string, input: ListCa
     queries.listCampaigns(deps.db, projectId, { ...filters, sort, dir, limit: pageSize, offset: (page - 1) * pageSize }),
     queries.countCampaigns(deps.db, projectId, filters),
   ]);
-  return { data: rows.map(toCampaign), page, pageSize, total, totalPages: Math.ceil(total / pageSize) };
+  const counted = await counterOf(deps).of(deps.db, projectId, rows);
+  return { data: counted.map(toCampaign), page, pageSize, total, totalPages: Math.ceil(total / pageSize) };
 }
 
 const percent = (part: number, whole: number) => (whole > 0 ? Math.round((part / whole) * 10000) / 100 : 0);
 
 /** GET /campaigns/{id}/stats: the counters, every outcome, and the usual rates (percent). */
 export async function campaignStats(deps: Deps, projectId: string, id: string): Promise<CampaignStats> {
-  const row = await findCampaignOr404(deps.db, projectId, id);
+  const row = await counterOf(deps).one(deps.db, projectId, await findCampaignOr404(deps.db, projectId, id));
   const waiting = row.queued_count > 0;
   const [warmup, rates] = await Promise.all([
     waiting ? queries.findWarmupWaits(deps.db, projectId, id, WARMUP_WAIT) : { count: 0, until: null },
