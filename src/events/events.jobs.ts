@@ -77,10 +77,16 @@ class DrainLoop {
     return true;
   }
 
-  /** Wakes the loop and waits until it has nothing left to claim (the job's drain). */
+  /**
+   * The job's drain: wakes the loop and waits for a drain that claimed after the wake-up (the one
+   * running then may have claimed before; the one after it did not). Not for the loop to go idle,
+   * which writers of this process may keep busy longer than the job's expiry.
+   */
   async run(): Promise<void> {
     this.wake();
-    while (this.running) await this.running;
+    const current = this.running;
+    await current;
+    if (this.running && this.running !== current) await this.running;
   }
 
   /** Stops waking and waits for the drain in progress (it stops after its claimed rows). */
