@@ -27,7 +27,7 @@ const queuedWakers = new WeakMap<JobQueue, () => void>();
 
 /**
  * Wakes the drain once a write that filled event_dispatch committed (docs/decisions/contacts-and-events.md,
- * "Recorded events and triggers"): this process's own loop when it runs the handlers, else a
+ * "Waking the drain"): this process's own loop when it runs the handlers, else a
  * queued drain for the workers, at most one every 200 ms per process (src/jobs/waker.ts).
  */
 export function wakeDispatch(deps: Pick<Deps, 'queue' | 'log'>): void {
@@ -46,8 +46,8 @@ export function wakeDispatch(deps: Pick<Deps, 'queue' | 'log'>): void {
 }
 
 /**
- * The events drain of one process (docs/decisions/contacts-and-events.md, "Recorded events and
- * triggers"): one drain at a time, woken in-process by the writers of this process and by the
+ * The events drain of one process (docs/decisions/contacts-and-events.md, "Waking the drain"):
+ * one drain at a time, woken in-process by the writers of this process and by the
  * `events.dispatch` job (other processes' writers, the drain's tick, the backstop). A wake-up
  * during a drain makes it claim again before it stops, so an event committed while it ran is not
  * left to the tick. Nothing here is state: every waiting event is a row of event_dispatch.
