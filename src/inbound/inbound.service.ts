@@ -4,7 +4,7 @@ import { upsertContactByEmail } from '../contacts/contacts.queries.ts';
 import type { Deps } from '../deps.ts';
 import { findEmailsByMessageIds } from '../emails/emails.queries.ts';
 import { notFound } from '../errors.ts';
-import { wakeDispatcher } from '../events/events.jobs.ts';
+import { wakeDispatch } from '../events/events.jobs.ts';
 import { recordEvents } from '../events/events.service.ts';
 import { DEFAULT_PAGE_SIZE, decodeCursor, isCursorTimestamp, MAX_PAGE_SIZE, type Page, pageOf } from '../pagination.ts';
 import { claimReceipts, countInbound, findInbound, findInboundRaw, type InboundAttachment, type InboundFilter, insertInbound, listInbound } from './inbound.queries.ts';
@@ -82,7 +82,7 @@ export async function receiveInbound(deps: Deps, message: Received): Promise<str
     }
     return { id, announced: contact !== undefined };
   });
-  if (stored?.announced) wakeDispatcher(deps.queue).catch((error) => deps.log.warn({ err: error }, 'could not wake the event dispatcher'));
+  if (stored?.announced) wakeDispatch(deps);
   return stored?.id;
 }
 

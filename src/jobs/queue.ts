@@ -36,6 +36,7 @@ export class JobQueue {
   private readonly boss: PgBoss;
   private readonly definitions = new Map<string, JobDefinition<any>>();
   private started = false;
+  private handling = false;
 
   constructor(
     db: Db,
@@ -60,6 +61,7 @@ export class JobQueue {
     }
     this.started = true;
     if (!work) return;
+    this.handling = true;
     for (const definition of this.definitions.values()) {
       const options = { ...DEFAULT_WORK, ...definition.work };
       // pg-boss requires the NOTIFY backstop to be no shorter than the base poll.
@@ -68,6 +70,11 @@ export class JobQueue {
         await definition.handle(jobs);
       });
     }
+  }
+
+  /** Whether this process runs the handlers: started with `work`, and not stopping. */
+  get works(): boolean {
+    return this.handling;
   }
 
   /**
@@ -93,6 +100,7 @@ export class JobQueue {
   /** Stops fetching, waits for running handlers (up to `timeoutSeconds`) and what they left running, then closes. */
   async stop(timeoutSeconds: number): Promise<void> {
     if (!this.started) return;
+    this.handling = false;
     for (const definition of this.definitions.values()) definition.stopping?.();
     await this.boss.stop({ graceful: true, close: true, timeout: timeoutSeconds * 1000 });
     for (const definition of this.definitions.values()) await definition.stopped?.();
