@@ -14,6 +14,8 @@ const RUN_BUDGET_MS = 10_000;
 /** The drain's own follow-up: with the queue's 2 s backstop poll, events wait at most ~3 s. */
 const TICK_SECONDS = 1;
 const BACKSTOP_CRON = '* * * * *';
+/** In-process drains start at most this often (docs/decisions/contacts-and-events.md, "Waking the drain"). */
+const DRAIN_GAP_MS = 100;
 /** Queued wake-ups sent by one process at most this often: under load a drain is already on its way. */
 const WAKE_INTERVAL_MS = 200;
 
@@ -56,6 +58,7 @@ class DrainLoop {
   private running: Promise<void> | undefined;
   private again = false;
   private halted = false;
+  private lastEnded = 0;
 
   constructor(
     private readonly deps: Deps,
@@ -96,6 +99,11 @@ class DrainLoop {
   }
 
   private async pass(): Promise<void> {
+    // Drains at most every DRAIN_GAP_MS: wake-ups meanwhile join the next one, whose claims are
+    // fuller, instead of one drain (and one trigger statement) per tracked write.
+    const wait = this.lastEnded + DRAIN_GAP_MS - Date.now();
+    if (wait > 0) await new Promise((resolve) => setTimeout(resolve, wait));
+    if (this.halted) return;
     try {
       if (await drain(this.deps, this.subscribers, () => this.halted)) {
         // Its budget spent, the drain goes on here and queues one for the other workers to share the rest.
@@ -104,6 +112,8 @@ class DrainLoop {
       }
     } catch (error) {
       this.deps.log.error({ err: error }, 'the events drain failed; its rows are dispatched again later');
+    } finally {
+      this.lastEnded = Date.now();
     }
   }
 }
