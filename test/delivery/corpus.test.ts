@@ -101,7 +101,8 @@ for (const mode of ['smtp', 'outbox'] as const) {
         [],
         'every message arrives',
       );
-      assert.equal(arrived.length, CORPUS.length, 'one message each');
+      const twice = [...mine].filter(([to]) => arrived.filter((m) => m.to.toLowerCase() === to).length > 1).map(([, m]) => `${m.index} (${pathOf(m)})`);
+      assert.equal(arrived.length, CORPUS.length, `one message each; more than one for: ${twice.join(', ')}`);
 
       const authenticate = receiver(dns);
       const failures: string[] = [];
