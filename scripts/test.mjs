@@ -24,5 +24,11 @@ const files = findTests('test')
 // Test files run two at a time unless TEST_CONCURRENCY says otherwise: most of a file's time is
 // spent waiting (on SMTP peers, timers and restarts), not on the CPU.
 const concurrency = Number(process.env.TEST_CONCURRENCY) || 2;
-const result = spawnSync(process.execPath, ['--import', 'tsx', '--test', '--test-reporter=spec', `--test-concurrency=${concurrency}`, ...files], { stdio: 'inherit' });
+// A file that has not ended after TEST_FILE_TIMEOUT_S seconds (default 900, several times the
+// slowest file's time under a loaded run) fails as timed out instead of holding the run forever.
+const fileTimeoutMs = (Number(process.env.TEST_FILE_TIMEOUT_S) || 900) * 1000;
+const reporters = ['--test-reporter=spec', '--test-reporter-destination=stdout', '--test-reporter=./scripts/test-times.mjs', '--test-reporter-destination=stdout'];
+const result = spawnSync(process.execPath, ['--import', 'tsx', '--test', ...reporters, `--test-concurrency=${concurrency}`, `--test-timeout=${fileTimeoutMs}`, ...files], {
+  stdio: 'inherit',
+});
 process.exit(result.status ?? 1);

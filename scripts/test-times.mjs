@@ -1,0 +1,18 @@
+// A test reporter that prints, once the run has ended, the test files that took longest: the sum
+// of each file's top-level tests and suites (their hooks included), slowest first. It runs beside
+// the spec reporter (scripts/test.mjs), so a slow suite shows where its time went.
+const SHOWN = 15;
+
+export default async function* fileTimes(source) {
+  const totals = new Map();
+  for await (const event of source) {
+    if ((event.type !== 'test:pass' && event.type !== 'test:fail') || event.data.nesting !== 0) continue;
+    const file = event.data.file ?? event.data.name;
+    totals.set(file, (totals.get(file) ?? 0) + (event.data.details?.duration_ms ?? 0));
+  }
+  const slowest = [...totals].sort((a, b) => b[1] - a[1]).slice(0, SHOWN);
+  if (slowest.length === 0) return;
+  yield `\nslowest test files (seconds, top-level tests and suites summed):\n`;
+  const root = `${process.cwd()}/`;
+  for (const [file, ms] of slowest) yield `${(ms / 1000).toFixed(1).padStart(8)}  ${file.startsWith(root) ? file.slice(root.length) : file}\n`;
+}
