@@ -53,7 +53,12 @@ export function retryDelayMs(attempts: number): number {
 type RunContext = { deps: Deps; transport: Transport; pacing: Pacing; handOffs: HandOffs; keys: Map<string, ReturnType<typeof signingKeyFor>> };
 
 /** The per-process hand-off state; its answers are settled by `finish`. */
-export const handOffsFor = (deps: Deps) => new HandOffs((marks, settlements) => writeTransitions(deps, marks, settlements));
+export const handOffsFor = (deps: Deps) =>
+  new HandOffs((marks, settlements) => writeTransitions(deps, marks, settlements), {
+    // Half a lease: the chunk renews the record's lease until its answer is written.
+    answerRetryMs: (LEASE_SECONDS * 1000) / 2,
+    onRetry: (error) => deps.log.warn({ err: error }, 'a delivery answer could not be written; trying again'),
+  });
 
 /**
  * Delivers due records until none is left, `budgetMs` has passed or the process is stopping, in
@@ -118,9 +123,10 @@ async function deliverChunk(context: RunContext, chunk: EmailRow[]): Promise<voi
   const unsettled = new Map(chunk.map((row) => [row.id, row]));
   const settle = (settlement: Outcomed) => {
     const row = unsettled.get(settlement.id)!;
-    unsettled.delete(settlement.id);
     if (!settlement.refund) deps.metrics.emailSettled(row, settlement.status === 'QUEUED' ? 'retried' : (settlement.status.toLowerCase() as 'delivered' | 'bounced' | 'failed'));
-    return handOffs.answer({ ...settlement, events: eventsOf(row, settlement) });
+    // Unsettled, and its lease renewed, until the answer is written (a renewal then changes nothing):
+    // a lease that ended while the answer waited would send the message again.
+    return handOffs.answer({ ...settlement, events: eventsOf(row, settlement) }).finally(() => unsettled.delete(settlement.id));
   };
   // The chunk waits for permits and the relay: its lease is renewed while any of it is unsettled.
   const heartbeat = setInterval(

@@ -71,8 +71,14 @@ export class HandOffs {
   stopping = false;
   private readonly writes: Batcher<HandOffWrite, boolean>;
 
-  /** `write` commits one statement's marks and settlements and returns the ids still held. */
-  constructor(write: (marks: HandingRef[], settlements: Settlement[]) => Promise<Set<string>>) {
+  /**
+   * `write` commits one statement's marks and settlements and returns the ids still held. A failed
+   * answer is written again for up to `answerRetryMs` (`onRetry` hears of each failure).
+   */
+  constructor(
+    write: (marks: HandingRef[], settlements: Settlement[]) => Promise<Set<string>>,
+    private readonly answers: { answerRetryMs: number; onRetry: (error: unknown) => void },
+  ) {
     this.writes = new Batcher(
       async (items) => {
         const marks = items.flatMap((item) => ('mark' in item ? [item.mark] : []));
@@ -92,8 +98,24 @@ export class HandOffs {
     return this.writes.submit({ mark: handing });
   }
 
-  /** Records a claim's outcome (and its events); resolves once committed. */
+  /**
+   * Records a claim's outcome (and its events); resolves once committed. A write that fails (a lost
+   * connection, a deadlock) is tried again, 250 ms later and then twice as long each time, while
+   * `answerRetryMs` lasts: the message has gone out, and an answer left unwritten would send it
+   * again once its lease ends (docs/decisions/sending.md, "Hand-off states"). Repeating is safe: a
+   * settlement is fenced by the claim's attempt number and only changes a SENDING record.
+   */
   async answer(settlement: Settlement): Promise<void> {
-    await this.writes.submit({ answer: settlement });
+    const until = Date.now() + this.answers.answerRetryMs;
+    for (let wait = 250; ; wait *= 2) {
+      try {
+        await this.writes.submit({ answer: settlement });
+        return;
+      } catch (error) {
+        if (Date.now() + wait > until) throw error;
+        this.answers.onRetry(error);
+        await new Promise((resolve) => setTimeout(resolve, wait));
+      }
+    }
   }
 }

@@ -1,4 +1,5 @@
 import assert from 'node:assert/strict';
+import { randomBytes } from 'node:crypto';
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
@@ -76,6 +77,46 @@ describe('delivery over SMTP: bounces, suppression, retries (docs/decisions/send
     assert.equal(sink.attempts(to), 2);
     assert.equal(sink.messages.filter((m) => m.envelope.to.includes(to)).length, 1);
     assert.equal(record.error, null);
+  });
+
+  test('an answer whose write fails is written again: DELIVERED once, its events once, no second copy', async (t) => {
+    // The fault is a trigger on emails, which Citus does not carry to a distributed table's shards.
+    if (server.deps.config.databaseDistribution === 'citus') return t.skip('the injected fault is a trigger, which Citus does not run on shards; runs on embedded and PostgreSQL');
+    const { project, from } = await setup();
+    const to = uniqueEmail('answer-fault');
+    // The database refuses the first two writes of this record's answer as deadlocks (a sequence
+    // counts them: it is not rolled back with the failed statement).
+    const name = `fault_${randomBytes(4).toString('hex')}`;
+    await server.deps.db.exec(`
+      CREATE SEQUENCE ${name}_seq;
+      CREATE FUNCTION ${name}() RETURNS trigger LANGUAGE plpgsql AS $$
+      BEGIN
+        IF NEW.to_address = '${to}' AND nextval('${name}_seq') <= 2 THEN
+          RAISE EXCEPTION 'deadlock detected (injected by the test)' USING ERRCODE = '40P01';
+        END IF;
+        RETURN NEW;
+      END $$;
+      CREATE TRIGGER ${name} BEFORE UPDATE OF status ON emails FOR EACH ROW
+        WHEN (OLD.status = 'SENDING' AND NEW.status = 'DELIVERED') EXECUTE FUNCTION ${name}();`);
+    try {
+      const res = await project.api.post('/v1/send', {
+        to,
+        from,
+        subject: 'Your receipt — 領収書',
+        body: '<p>Thank you for your order.</p><ul><li>Notebook ×2</li><li>Pen ×5</li></ul><p>Спасибо за покупку.</p>',
+      });
+      assert.equal(res.status, 200, res.text);
+      const { email, contact } = res.body.data.emails[0];
+      // Well inside the 30 s lease: without the retry the record stays SENDING until the lease ends.
+      const record = await waitForStatus(project.api, email, ['DELIVERED'], 15_000);
+      const [{ failed }] = await server.deps.db.query<{ failed: number }>(`SELECT last_value::int AS failed FROM ${name}_seq`);
+      assert.ok(failed >= 2, `the fault fired ${failed} times`);
+      assert.equal(record.resends, 0);
+      assert.equal(sink.messages.filter((m) => m.envelope.to.includes(to)).length, 1, 'one copy reached the relay');
+      assert.deepEqual(await eventNames(project.api, contact.id), ['email.delivered', 'email.sent']);
+    } finally {
+      await server.deps.db.exec(`DROP TRIGGER ${name} ON emails; DROP FUNCTION ${name}(); DROP SEQUENCE ${name}_seq;`);
+    }
   });
 
   test('MARKETING template to an unsubscribed contact → SUPPRESSED record, no message; subscribed ones are sent', async () => {
