@@ -58,6 +58,11 @@ export async function saveStats(db: Queryable, projectId: string, contactCount: 
   );
 }
 
+/** Forgets the cached stats: the next GET /contacts/fields counts afresh before it answers. */
+export async function forgetStats(db: Queryable, projectId: string) {
+  await db.query(`DELETE FROM contact_field_stats WHERE project_id = $1`, [projectId]);
+}
+
 /** Drops one custom field from the cached stats: removing a key changes no other field's coverage. */
 export async function dropFieldFromStats(db: Queryable, projectId: string, field: string) {
   await db.query(

@@ -2,7 +2,7 @@ import { parse } from 'csv-parse';
 import type { Deps } from '../deps.ts';
 import { recordEvents, subscriptionEventName } from '../events/events.service.ts';
 import { addProgress, finishJob, insertJob, type JobProblem, startJob } from './contact-bulk.queries.ts';
-import { computeFieldStats } from './contact-fields.service.ts';
+import { forgetStats } from './contact-fields.queries.ts';
 import { findImportFile, type ImportRow, insertImportFile, setJobTotal, upsertContacts } from './contact-import.queries.ts';
 import { type ColumnPlan, planColumns, toImportRow } from './contact-import.schemas.ts';
 
@@ -144,8 +144,9 @@ export async function runImportJob(deps: ImportDeps, data: ImportJobData) {
     }
   }
   await writeBatch(deps, data, batch);
-  // New columns show in GET /contacts/fields as soon as the job reports completed.
-  await computeFieldStats(deps.db, projectId);
+  // New columns show in GET /contacts/fields as soon as the job reports completed: the cached stats
+  // are forgotten, and the next listing counts afresh (docs/decisions/contact-fields-bulk-import.md).
+  await forgetStats(deps.db, projectId);
   await finishJob(deps.db, projectId, jobId, { status: 'completed' });
 }
 
