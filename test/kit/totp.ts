@@ -13,3 +13,13 @@ export function wrongTotpCode(secret: string): string {
     if (!valid.has(code)) return code;
   }
 }
+
+/**
+ * Waits, when fewer than `marginMs` are left in the current 30-second step, for the next step: a
+ * code made for a step relative to now (one step of drift) is then still that step when the server
+ * checks it, however slow the request.
+ */
+export async function clearOfStepEdge(marginMs = 5_000): Promise<void> {
+  const left = 30_000 - (Date.now() % 30_000);
+  if (left < marginMs) await new Promise((resolve) => setTimeout(resolve, left + 50));
+}
