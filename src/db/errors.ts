@@ -59,3 +59,22 @@ export async function retryOnDeadlock<T>(work: () => Promise<T>, attempts = 3): 
     }
   }
 }
+
+/**
+ * Runs `work` until it succeeds or `withinMs` would pass before the next try: again 250 ms after a
+ * failure, then after twice as long each time; `onRetry` hears of each failure tried again. For a
+ * write worth repeating whatever failed it (a lost connection, a deadlock), while a claim's lease
+ * lasts: the delivery's SMTP answers, the webhooks' outcomes.
+ */
+export async function retryWithin<T>(withinMs: number, work: () => Promise<T>, onRetry: (error: unknown) => void): Promise<T> {
+  const until = Date.now() + withinMs;
+  for (let wait = 250; ; wait *= 2) {
+    try {
+      return await work();
+    } catch (error) {
+      if (Date.now() + wait > until) throw error;
+      onRetry(error);
+      await new Promise((resolve) => setTimeout(resolve, wait));
+    }
+  }
+}

@@ -1,4 +1,5 @@
 import { Batcher } from '../db/batcher.ts';
+import { retryWithin } from '../db/errors.ts';
 import type { HandingRef, Settlement } from '../emails/email-status.queries.ts';
 import type { Stream } from './receiver-headers.ts';
 import { RESERVED_CONNECTIONS, SMTP_CONNECTIONS } from './transport.ts';
@@ -106,16 +107,6 @@ export class HandOffs {
    * settlement is fenced by the claim's attempt number and only changes a SENDING record.
    */
   async answer(settlement: Settlement): Promise<void> {
-    const until = Date.now() + this.answers.answerRetryMs;
-    for (let wait = 250; ; wait *= 2) {
-      try {
-        await this.writes.submit({ answer: settlement });
-        return;
-      } catch (error) {
-        if (Date.now() + wait > until) throw error;
-        this.answers.onRetry(error);
-        await new Promise((resolve) => setTimeout(resolve, wait));
-      }
-    }
+    await retryWithin(this.answers.answerRetryMs, () => this.writes.submit({ answer: settlement }), this.answers.onRetry);
   }
 }

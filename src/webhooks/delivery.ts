@@ -1,5 +1,6 @@
 import { openSecret } from '../auth/secrets.ts';
 import { Batcher } from '../db/batcher.ts';
+import { retryWithin } from '../db/errors.ts';
 import type { Deps } from '../deps.ts';
 import { type ClaimedMessage, claimDue, type DisabledEndpoint, dueProjects, nextDueAt, type Outcome, parkMessages, recordOutcomes } from './messages.queries.ts';
 import { nextRetryAt } from './schedule.ts';
@@ -193,17 +194,12 @@ export class WebhookDelivery {
    * claim's lease lasts: an answer that is not recorded is delivered again (at least once), so it
    * is worth a retry. The delivery keeps its slot meanwhile.
    */
-  private async recordWithRetries(outcome: Outcome): Promise<void> {
-    const until = Date.now() + (LEASE_SECONDS * 1000) / 2;
-    for (let wait = 250; ; wait *= 2) {
-      try {
-        return await this.outcomes.submit(outcome);
-      } catch (error) {
-        if (Date.now() + wait > until) throw error;
-        this.deps.log.warn({ err: error, messageId: outcome.id }, 'a webhook attempt could not be recorded; trying again');
-        await new Promise((resolve) => setTimeout(resolve, wait));
-      }
-    }
+  private recordWithRetries(outcome: Outcome): Promise<void> {
+    return retryWithin(
+      (LEASE_SECONDS * 1000) / 2,
+      () => this.outcomes.submit(outcome),
+      (error) => this.deps.log.warn({ err: error, messageId: outcome.id }, 'a webhook attempt could not be recorded; trying again'),
+    );
   }
 
   // biome-ignore lint/suspicious/noConfusingVoidType: one void answer per outcome, as the Batcher of writes expects
