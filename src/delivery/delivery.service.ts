@@ -159,8 +159,12 @@ async function deliverChunk(context: RunContext, chunk: EmailRow[]): Promise<voi
       if ('error' in b) writes.push(settle({ ...refOf(b.row), status: 'FAILED', error: `The message could not be built: ${b.error.message}` }));
       else writes.push(handOver(context, b, settle, tally));
     }
-    await Promise.all(writes);
+    // Every hand-off of the chunk ends before its heartbeat stops: one that failed must not leave
+    // the others, still at the relay or writing their answers, without a lease.
+    const ended = await Promise.allSettled(writes);
     await tally?.flush();
+    const failed = ended.find((result) => result.status === 'rejected');
+    if (failed) throw failed.reason;
   } finally {
     clearInterval(heartbeat);
   }
