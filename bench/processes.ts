@@ -41,7 +41,9 @@ async function freePort(): Promise<number> {
  */
 function spawnTs(entry: string, env: Record<string, string>) {
   const nodeArgs = (process.env.BENCH_NODE_ARGS ?? '').split(' ').filter(Boolean);
-  const child = spawn(process.execPath, [...nodeArgs, '--import', 'tsx', join(PACKAGE_ROOT, entry)], {
+  // A compiled entry (dist/) runs as production runs it: no TypeScript loader in the process.
+  const loader = entry.endsWith('.js') ? [] : ['--import', 'tsx'];
+  const child = spawn(process.execPath, [...nodeArgs, ...loader, join(PACKAGE_ROOT, entry)], {
     cwd: PACKAGE_ROOT,
     env: { ...process.env, ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
@@ -52,6 +54,13 @@ function spawnTs(entry: string, env: Record<string, string>) {
   const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
   return { child, exited, output: () => output };
 }
+
+/**
+ * The Mailroom entry the bench starts: the TypeScript source through tsx, or with
+ * `BENCH_SERVER=dist` the compiled build that `npm start` and the container image run
+ * (`npx tsc -p tsconfig.build.json` first), whose memory is the production figure.
+ */
+const MAILROOM_ENTRY = process.env.BENCH_SERVER === 'dist' ? 'dist/src/main.js' : 'src/main.ts';
 
 async function waitUntilHealthy(url: string, exited: Promise<unknown>, output: () => string, path: string): Promise<void> {
   let dead = false;
@@ -145,7 +154,7 @@ export async function startMailroom(db: DatabaseLabel, extraEnv: Record<string, 
   };
   const url = `http://127.0.0.1:${env.PORT}`;
   const workerEnv = { ...env, ROLE: 'worker', PORT: String(await freePort()) };
-  let running = spawnTs('src/main.ts', env);
+  let running = spawnTs(MAILROOM_ENTRY, env);
   let worker: ReturnType<typeof spawnTs> | undefined;
   const stopBoth = async () => {
     if (worker) await stopChild(worker.child, worker.exited);
@@ -156,7 +165,7 @@ export async function startMailroom(db: DatabaseLabel, extraEnv: Record<string, 
       await waitUntilHealthy(url, running.exited, running.output, '/ready');
       // After the first is ready, so the two never race to migrate the same database.
       if (workerProcess) {
-        worker = spawnTs('src/main.ts', workerEnv);
+        worker = spawnTs(MAILROOM_ENTRY, workerEnv);
         await waitUntilHealthy(`http://127.0.0.1:${workerEnv.PORT}`, worker.exited, worker.output, '/ready');
       }
     } catch (error) {
@@ -181,7 +190,7 @@ export async function startMailroom(db: DatabaseLabel, extraEnv: Record<string, 
       } finally {
         await database.close();
       }
-      running = spawnTs('src/main.ts', env);
+      running = spawnTs(MAILROOM_ENTRY, env);
       await start();
     },
   };
