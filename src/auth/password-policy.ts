@@ -1,6 +1,7 @@
-import { ZxcvbnFactory } from '@zxcvbn-ts/core';
-import * as common from '@zxcvbn-ts/language-common';
-import * as en from '@zxcvbn-ts/language-en';
+import { createRequire } from 'node:module';
+import type { ZxcvbnFactory } from '@zxcvbn-ts/core';
+import type * as Common from '@zxcvbn-ts/language-common';
+import type * as En from '@zxcvbn-ts/language-en';
 import { z } from 'zod';
 
 /**
@@ -14,14 +15,23 @@ export const MIN_SCORE = 2;
 const CHECKED_LENGTH = 64;
 
 let factory: ZxcvbnFactory | undefined;
-// The dictionaries take a moment to load: once, on the first password set, not at start-up.
-const zxcvbn = () =>
-  (factory ??= new ZxcvbnFactory({
+// The dictionaries take a moment to load and about 30 MB of memory: they are loaded on the first
+// password set, not at start-up, so a process that never checks a password (a worker) never holds
+// them. `require` keeps the check synchronous, as the schemas' refinements are.
+const load = createRequire(import.meta.url);
+const zxcvbn = () => {
+  if (factory) return factory;
+  const { ZxcvbnFactory: Factory } = load('@zxcvbn-ts/core') as typeof import('@zxcvbn-ts/core');
+  const common = load('@zxcvbn-ts/language-common') as typeof Common;
+  const en = load('@zxcvbn-ts/language-en') as typeof En;
+  factory = new Factory({
     dictionary: { ...common.dictionary, ...en.dictionary },
     graphs: common.adjacencyGraphs,
     translations: en.translations,
     maxLength: CHECKED_LENGTH,
-  }));
+  });
+  return factory;
+};
 
 /**
  * What an account's own details give an attacker for free: the address, its local part and the
