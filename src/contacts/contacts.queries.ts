@@ -180,6 +180,44 @@ export async function updateContact(db: Queryable, projectId: string, id: string
   return rows[0];
 }
 
+/** One contact's write of a many-contact update (updateContacts): `subscribed` null keeps it. */
+export type ContactDataPatch = { projectId: string; id: string; subscribed: boolean | null; data: DataWrite };
+
+/**
+ * updateContact without email or snooze changes, for many contacts in one statement (the workflow
+ * engine's UPDATE_CONTACT steps of a batch): the same write rules, `was_subscribed` from each
+ * locked row, in the order given; undefined for a contact no longer in its project. At most one
+ * patch per contact. The rows are locked in (project, email) order, the order the by-email
+ * upserts lock in; with every patch of one project, the project is written in as a constant, so
+ * the statement is a router statement on Citus.
+ */
+export async function updateContacts(tx: Queryable, patches: ContactDataPatch[]): Promise<Array<(WrittenContact & { project_id: string }) | undefined>> {
+  if (patches.length === 0) return [];
+  const projects = new Set(patches.map((p) => p.projectId));
+  const one = projects.size === 1 ? (alias: string) => ` AND ${alias}.project_id = $2::uuid` : () => '';
+  const input = patches.map((p) => ({ project_id: p.projectId, id: p.id, subscribed: p.subscribed, set_data: p.data.set, unset_keys: p.data.unset }));
+  const rows = await tx.query<WrittenContact & { project_id: string }>(
+    `WITH input AS (
+       SELECT * FROM jsonb_to_recordset($1::jsonb) AS i(project_id uuid, id uuid, subscribed boolean, set_data jsonb, unset_keys text[])
+     ), old AS (
+       SELECT c.project_id, c.id, c.subscribed FROM contacts c JOIN input i ON c.project_id = i.project_id AND c.id = i.id${one('c')}
+       ORDER BY c.project_id, c.email
+       FOR UPDATE OF c
+     )
+     UPDATE contacts AS c SET
+       subscribed = coalesce(i.subscribed, c.subscribed),
+       snoozed_until = CASE WHEN i.subscribed IS NOT NULL THEN NULL ELSE c.snoozed_until END,
+       data = (c.data || i.set_data) - i.unset_keys,
+       updated_at = now()
+     FROM input i, old
+     WHERE c.project_id = i.project_id AND c.id = i.id AND old.project_id = c.project_id AND old.id = c.id${one('c')}
+     RETURNING c.*, false AS is_new, old.subscribed AS was_subscribed`,
+    [JSON.stringify(input), ...(projects.size === 1 ? [...projects] : [])],
+  );
+  const written = new Map(rows.map((row) => [`${row.project_id} ${row.id}`, row]));
+  return patches.map((p) => written.get(`${p.projectId} ${p.id}`));
+}
+
 export async function findContact(db: Queryable, projectId: string, id: string): Promise<ContactRow | undefined> {
   const rows = await db.query<ContactRow>('SELECT * FROM contacts WHERE project_id = $1 AND id = $2', [projectId, id]);
   return rows[0];

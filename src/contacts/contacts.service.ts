@@ -28,6 +28,18 @@ export async function emitSubscriptionChange(tx: Queryable, _deps: Pick<Deps, 'q
   return id;
 }
 
+/** emitSubscriptionChange for many written contacts (each with its `project_id`): one insert per project. */
+export async function emitSubscriptionChanges(tx: Queryable, written: Array<queries.WrittenContact & { project_id: string }>): Promise<void> {
+  const byProject = new Map<string, { contactId: string; name: string }[]>();
+  for (const row of written) {
+    if (row.is_new || row.was_subscribed === null || row.was_subscribed === row.subscribed) continue;
+    const events = byProject.get(row.project_id) ?? [];
+    events.push({ contactId: row.id, name: subscriptionEventName(row.subscribed) });
+    byProject.set(row.project_id, events);
+  }
+  for (const [projectId, events] of byProject) await recordEvents(tx, projectId, events);
+}
+
 export type CreateContactInput = { email?: string; subscribed?: boolean; data?: Record<string, unknown> };
 
 /**
