@@ -186,6 +186,48 @@ describe('the workflow engine: triggered executions run their steps in the backg
     assert.equal((await executionsOf(project.api, once.id, contactId)).length, 1);
   });
 
+  test("a batch's contact writes: each contact's writes in order (null removes a key), one subscription event per change, later steps see the written contact", async () => {
+    const project = await createProject(server.url);
+    const templateId = await sender(project, 'Hi', '<p>a={{ data.a }} drop={{ data.drop ?? "gone" }} keep={{ data.keep }}</p>');
+    // Two UPDATE_CONTACTs in a row on one contact (unsubscribe, then subscribe again), then a send;
+    // a second workflow on the same event writes the same contacts in the same batches.
+    const flip = await buildWorkflow(project.api, { eventName: 'batch-write' }, [
+      { type: 'UPDATE_CONTACT', config: { data: { a: 1, drop: null }, subscribed: false } },
+      { type: 'UPDATE_CONTACT', config: { data: { a: 2 }, subscribed: true } },
+      { type: 'SEND_EMAIL', config: { templateId } },
+    ]);
+    const other = await buildWorkflow(project.api, { eventName: 'batch-write' }, [{ type: 'UPDATE_CONTACT', config: { data: { b: 'x' } } }]);
+    await enable(project.api, flip.id);
+    await enable(project.api, other.id);
+    const emails = Array.from({ length: 20 }, (_, i) => uniqueEmail(`batch-${i}`));
+    const ids: string[] = [];
+    for (const email of emails) {
+      const created = await project.api.post('/contacts', { email, data: { keep: 'k', drop: 'd' } });
+      assert.equal(created.status, 201, created.text);
+      ids.push(created.body.id);
+    }
+    await Promise.all(emails.map((email) => track(project.publicApi, email, 'batch-write')));
+    for (const [i, contactId] of ids.entries()) {
+      const done = await waitForExecution(project.api, flip.id, contactId, ['COMPLETED', 'FAILED'], 30_000);
+      assert.equal(done.status, 'COMPLETED', JSON.stringify(done));
+      assert.equal((await waitForExecution(project.api, other.id, contactId, ['COMPLETED', 'FAILED'], 30_000)).status, 'COMPLETED');
+      const contact = (await project.api.get(`/contacts/${contactId}`)).body;
+      assert.deepEqual([contact.subscribed, contact.data], [true, { keep: 'k', a: 2, b: 'x' }]);
+      for (const name of ['contact.unsubscribed', 'contact.subscribed']) {
+        assert.equal((await project.api.get(`/events?contactId=${contactId}&name=${name}`)).body.data.length, 1, `${name} of ${emails[i]}`);
+      }
+      const updates = done.steps.filter((s: StepRecord) => s.type === 'UPDATE_CONTACT').map((s: StepRecord) => s.output);
+      assert.deepEqual(updates, [
+        { subscribed: false, set: ['a'], unset: ['drop'] },
+        { subscribed: true, set: ['a'], unset: [] },
+      ]);
+      const emailId = byType(done.steps).get('SEND_EMAIL')!.output.emailId;
+      await waitForStatus(project.api, emailId, ['DELIVERED']);
+      const message = await eventually('the message', async () => sink.messages.find((m) => m.envelope.to.includes(emails[i]!)));
+      assert.match(message.parsed.html || '', /a=2 drop=gone keep=k/);
+    }
+  });
+
   test('a cancelled WAITING execution never resumes; a failing webhook marks its execution FAILED with the error while others complete; redirects are followed up to 3', async () => {
     const project = await createProject(server.url);
     const slow = await buildWorkflow(project.api, { eventName: 'slow' }, [

@@ -7,6 +7,7 @@ import { type Claimed, claimDue, dueProjects, lockClaimed, type Progress, resume
 import { RunContext, type WorkflowGraph } from './run-context.ts';
 import type { Effects } from './step-env.ts';
 import { type CallOutcome, stepThrough, type Walk } from './step-through.ts';
+import { walkBatch } from './walk-batch.ts';
 import { callWebhook } from './webhook.ts';
 
 /** How long a claim holds before another worker may take the execution over (renewed by each transaction). */
@@ -58,14 +59,19 @@ async function stepTransaction(
     const progress: Progress[] = [];
     const outcomes: Outcome[] = [];
     const wakes = new Set<number>();
-    for (const c of claimed) {
+    const walks = await walkBatch(tx, claimed.length, async (index, writeContact) => {
+      const c = claimed[index]!;
       const exec = locked.get(c.id);
       const graph = graphs.get(graphKey(c));
-      if (!exec || !graph) {
+      if (!exec || !graph) return undefined;
+      return stepThrough({ deps, tx, run, exec, graph, effects, writeContact }, { alone: options.alone, call: options.call });
+    });
+    for (const [index, walk] of walks.entries()) {
+      const c = claimed[index]!;
+      if (!walk) {
         outcomes.push({ claimed: c, end: 'lost' });
         continue;
       }
-      const walk = await stepThrough({ deps, tx, run, exec, graph, effects }, { alone: options.alone, call: options.call });
       progress.push({ claimed: c, records: walk.records, state: walk.state });
       if (walk.state.status === 'WAITING' && walk.state.waitSeconds !== null) wakes.add(walk.state.waitSeconds);
       outcomes.push(outcomeOf(c, walk));

@@ -57,7 +57,9 @@ export async function simulate(deps: Deps, projectId: string, workflowId: string
     current_attempts: null,
   };
   const effects: Effects = { emails: [], caps: new Map() };
-  const env = { deps, tx: deps.db, run: new RunContext(deps.db), exec, graph, effects };
+  // A dry run writes no contact: UPDATE_CONTACT is simulated below, never run.
+  const writeContact = () => Promise.reject(new Error('A simulation writes no contact.'));
+  const env = { deps, tx: deps.db, run: new RunContext(deps.db), exec, graph, effects, writeContact };
   const path: PathEntry[] = [];
   const done = (result: Simulation['result']): Simulation => ({ version: workflow.version, path, result });
   let step = [...graph.steps.values()].find((s) => s.type === 'TRIGGER');

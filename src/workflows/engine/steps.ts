@@ -1,5 +1,3 @@
-import { updateContact } from '../../contacts/contacts.queries.ts';
-import { emitSubscriptionChange } from '../../contacts/contacts.service.ts';
 import { splitContactData } from '../../contacts/data-rules.ts';
 import { compile, LIMITS, renderCompiled } from '../../rendering/engine.ts';
 import { recipientVariables } from '../../rendering/render.ts';
@@ -85,13 +83,15 @@ export function resumeWait(exec: LockedExecution, step: StepRow): StepResult {
   return { kind: 'next', outcome: 'next', output: { resumedBy: 'timer' } };
 }
 
-/** UPDATE_CONTACT through the data write rules (the API reference), emitting the subscription event on change. */
+/**
+ * UPDATE_CONTACT through the data write rules (the API reference), the subscription event emitted
+ * on change; written in one statement with the batch's other contact writes (walk-batch.ts).
+ */
 async function updateContactStep(env: StepEnv, config: UpdateContactConfig) {
-  const { deps, tx, exec } = env;
+  const { exec } = env;
   const data = splitContactData(config.data, { oneOffAllowed: false });
-  const written = await updateContact(tx, exec.project_id, exec.contact_id, { email: null, subscribed: config.subscribed ?? null, snooze: null, data });
+  const written = await env.writeContact({ projectId: exec.project_id, id: exec.contact_id, subscribed: config.subscribed ?? null, data });
   if (!written) throw new StepFailure('The contact no longer exists.');
-  await emitSubscriptionChange(tx, deps, exec.project_id, written);
   // Later steps of this execution see the contact as it is now.
   exec.contact_subscribed = written.subscribed;
   exec.contact_data = written.data;
