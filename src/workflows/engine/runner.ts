@@ -40,10 +40,11 @@ function outcomeOf(claimed: Claimed, walk: Walk): Outcome {
 
 /**
  * One step transaction over one or many claimed executions (docs/decisions/workflows.md): lock
- * those whose claim is still ours, walk each along its steps, then write every step record and new
- * state in one statement, with the timers and the delivery run they need. Step effects (contact
- * writes, email records) go through the same transaction, so a step happens exactly when its record
- * commits. An unexpected error rolls it all back and is thrown.
+ * those whose claim is still ours, walk each along its steps (their contact writes made together:
+ * walk-batch.ts), then write every step record and new state in one statement, with the timers and
+ * the delivery run they need. Step effects (contact writes, email records) go through the same
+ * transaction, so a step happens exactly when its record commits. An unexpected error rolls it all
+ * back and is thrown.
  */
 async function stepTransaction(
   deps: Deps,
