@@ -1,4 +1,5 @@
 import { createRequire } from 'node:module';
+import type * as Core from '@zxcvbn-ts/core';
 import type { ZxcvbnFactory } from '@zxcvbn-ts/core';
 import type * as Common from '@zxcvbn-ts/language-common';
 import type * as En from '@zxcvbn-ts/language-en';
@@ -21,7 +22,7 @@ let factory: ZxcvbnFactory | undefined;
 const load = createRequire(import.meta.url);
 const zxcvbn = () => {
   if (factory) return factory;
-  const { ZxcvbnFactory: Factory } = load('@zxcvbn-ts/core') as typeof import('@zxcvbn-ts/core');
+  const { ZxcvbnFactory: Factory } = load('@zxcvbn-ts/core') as typeof Core;
   const common = load('@zxcvbn-ts/language-common') as typeof Common;
   const en = load('@zxcvbn-ts/language-en') as typeof En;
   factory = new Factory({

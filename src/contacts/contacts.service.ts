@@ -23,18 +23,26 @@ export const normaliseEmail = (email: string) => email.trim().toLowerCase();
  * `subscribed` (docs/decisions/contacts-and-events.md: creating a contact emits nothing), in the caller's transaction.
  */
 export async function emitSubscriptionChange(tx: Queryable, _deps: Pick<Deps, 'queue'>, projectId: string, written: queries.WrittenContact): Promise<string | undefined> {
-  if (written.is_new || written.was_subscribed === null || written.was_subscribed === written.subscribed) return undefined;
-  const [id] = await recordEvents(tx, projectId, [{ contactId: written.id, name: subscriptionEventName(written.subscribed) }]);
+  const event = subscriptionEventOf(written);
+  if (!event) return undefined;
+  const [id] = await recordEvents(tx, projectId, [event]);
   return id;
+}
+
+/** The subscription event a write calls for: only when it changed an existing contact's `subscribed`. */
+function subscriptionEventOf(written: queries.WrittenContact): { contactId: string; name: string } | undefined {
+  if (written.is_new || written.was_subscribed === null || written.was_subscribed === written.subscribed) return undefined;
+  return { contactId: written.id, name: subscriptionEventName(written.subscribed) };
 }
 
 /** emitSubscriptionChange for many written contacts (each with its `project_id`): one insert per project. */
 export async function emitSubscriptionChanges(tx: Queryable, written: Array<queries.WrittenContact & { project_id: string }>): Promise<void> {
   const byProject = new Map<string, { contactId: string; name: string }[]>();
   for (const row of written) {
-    if (row.is_new || row.was_subscribed === null || row.was_subscribed === row.subscribed) continue;
+    const event = subscriptionEventOf(row);
+    if (!event) continue;
     const events = byProject.get(row.project_id) ?? [];
-    events.push({ contactId: row.id, name: subscriptionEventName(row.subscribed) });
+    events.push(event);
     byProject.set(row.project_id, events);
   }
   for (const [projectId, events] of byProject) await recordEvents(tx, projectId, events);
