@@ -1,6 +1,6 @@
 import { type ChildProcess, spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, readdirSync, rmSync, statSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -61,6 +61,18 @@ function spawnTs(entry: string, env: Record<string, string>) {
  * (`npx tsc -p tsconfig.build.json` first), whose memory is the production figure.
  */
 const MAILROOM_ENTRY = process.env.BENCH_SERVER === 'dist' ? 'dist/src/main.js' : 'src/main.ts';
+
+/** A build older than the source it came from would measure other code than the checkout's: refused. */
+function checkBuild(): void {
+  if (!MAILROOM_ENTRY.endsWith('.js')) return;
+  const built = join(PACKAGE_ROOT, MAILROOM_ENTRY);
+  if (!existsSync(built)) throw new Error(`BENCH_SERVER=dist: ${MAILROOM_ENTRY} is missing; run \`npx tsc -p tsconfig.build.json\` first`);
+  const builtAt = statSync(built).mtimeMs;
+  const newer = readdirSync(join(PACKAGE_ROOT, 'src'), { recursive: true, encoding: 'utf8' }).find(
+    (file) => file.endsWith('.ts') && statSync(join(PACKAGE_ROOT, 'src', file)).mtimeMs > builtAt,
+  );
+  if (newer) throw new Error(`BENCH_SERVER=dist: src/${newer} is newer than ${MAILROOM_ENTRY}; run \`npx tsc -p tsconfig.build.json\` again`);
+}
 
 async function waitUntilHealthy(url: string, exited: Promise<unknown>, output: () => string, path: string): Promise<void> {
   let dead = false;
@@ -128,6 +140,7 @@ async function createDatabase(serverUrl: string): Promise<{ url: string; drop: (
  * deployment of docs/architecture.md); the first then runs whatever ROLE `extraEnv` gives it.
  */
 export async function startMailroom(db: DatabaseLabel, extraEnv: Record<string, string> = {}, workerProcess = false): Promise<ChildServer> {
+  checkBuild();
   const dataDir = mkdtempSync(join(tmpdir(), 'mailroom-bench-'));
   let dropDatabase = async () => {};
   const env: Record<string, string> = {
