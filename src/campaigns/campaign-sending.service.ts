@@ -1,4 +1,5 @@
 import { assertBillingAllows } from '../billing/billing.guard.ts';
+import { retryOnDeadlock } from '../db/errors.ts';
 import type { Queryable } from '../db/index.ts';
 import type { Deps } from '../deps.ts';
 import { assertSenderAllowed, signingKeyFor } from '../domains/domains.service.ts';
@@ -156,13 +157,17 @@ async function fixAudienceBatch(deps: Deps, tx: Queryable, row: CampaignFields):
  * handed to the transport become FAILED (docs/decisions/campaigns.md). Any other state → 400.
  */
 export async function cancelCampaign(deps: Deps, projectId: string, id: string): Promise<Campaign> {
-  await deps.db.transaction(async (tx) => {
-    const row = await lockCampaign(tx, projectId, id);
-    if (!row) throw notFound('Campaign');
-    if (row.status !== 'SCHEDULED' && row.status !== 'SENDING') throw stateError(row, 'cancelled (only SCHEDULED and SENDING campaigns can)');
-    await setStatus(tx, projectId, id, { status: 'CANCELLED' });
-    if (row.status === 'SENDING') await failUnsentOfCampaign(tx, projectId, id, CANCELLED_ERROR);
-  });
+  // Failing the unsent records updates rows that delivery's claims, lease renewals and hand-offs
+  // update too: the side the database ends in a deadlock is tried again, as a whole.
+  await retryOnDeadlock(() =>
+    deps.db.transaction(async (tx) => {
+      const row = await lockCampaign(tx, projectId, id);
+      if (!row) throw notFound('Campaign');
+      if (row.status !== 'SCHEDULED' && row.status !== 'SENDING') throw stateError(row, 'cancelled (only SCHEDULED and SENDING campaigns can)');
+      await setStatus(tx, projectId, id, { status: 'CANCELLED' });
+      if (row.status === 'SENDING') await failUnsentOfCampaign(tx, projectId, id, CANCELLED_ERROR);
+    }),
+  );
   return getCampaign(deps, projectId, id);
 }
 
