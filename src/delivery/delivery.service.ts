@@ -4,7 +4,7 @@ import { isProviderDeferral, type ProviderTally } from '../deliverability/provid
 import type { Deps } from '../deps.ts';
 import { signingKeyFor } from '../domains/domains.service.ts';
 import { fillDeferredContent } from '../emails/email-rendering.ts';
-import type { ClaimRef } from '../emails/email-status.queries.ts';
+import { type ClaimRef, failRequeuedOfCancelled } from '../emails/email-status.queries.ts';
 import { type EmailTransition, eventsOf, writeTransitions } from '../emails/email-status.ts';
 import type { EmailRow } from '../emails/emails.queries.ts';
 import { ProjectRotation } from '../jobs/project-rotation.ts';
@@ -126,7 +126,10 @@ async function deliverChunk(context: RunContext, chunk: EmailRow[]): Promise<voi
     if (!settlement.refund) deps.metrics.emailSettled(row, settlement.status === 'QUEUED' ? 'retried' : (settlement.status.toLowerCase() as 'delivered' | 'bounced' | 'failed'));
     // Unsettled, and its lease renewed, until the answer is written (a renewal then changes nothing):
     // a lease that ended while the answer waited would send the message again.
-    return handOffs.answer({ ...settlement, events: eventsOf(row, settlement) }).finally(() => unsettled.delete(settlement.id));
+    return handOffs
+      .answer({ ...settlement, events: eventsOf(row, settlement) })
+      .then(() => (settlement.status === 'QUEUED' && !settlement.refund && row.campaign_id ? failIfCancelled(deps, { ...row, campaign_id: row.campaign_id }) : undefined))
+      .finally(() => unsettled.delete(settlement.id));
   };
   // The chunk waits for permits and the relay: its lease is renewed while any of it is unsettled.
   const heartbeat = setInterval(
@@ -167,6 +170,15 @@ async function deliverChunk(context: RunContext, chunk: EmailRow[]): Promise<voi
     if (failed) throw failed.reason;
   } finally {
     clearInterval(heartbeat);
+  }
+}
+
+/** A deferred campaign record whose campaign was cancelled meanwhile is not tried again (email-status.queries.ts). */
+async function failIfCancelled(deps: Deps, row: EmailRow & { campaign_id: string }): Promise<void> {
+  try {
+    await failRequeuedOfCancelled(deps.db, row);
+  } catch (error) {
+    deps.log.warn({ err: error, emailId: row.id }, 'could not check whether the campaign of a deferred record was cancelled; it will be tried again');
   }
 }
 

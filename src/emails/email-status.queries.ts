@@ -1,11 +1,12 @@
-import { type Queryable, queryOne } from '../db/index.ts';
+import { type Db, type Queryable, queryOne } from '../db/index.ts';
 import type { EmailRow } from './emails.queries.ts';
 
 /**
  * The status transitions of an email record (docs/decisions/sending.md, "Hand-off states"), in SQL:
  * QUEUED → SENDING is the claim (src/delivery/delivery.queries.ts); SENDING → handed off, and the
  * settlement (DELIVERED, BOUNCED, FAILED, or QUEUED again) with its events, are writeHandOffs; a
- * cancelled campaign's unsent records → FAILED are failUnsentOfCampaign; a DSN's refusal after
+ * cancelled campaign's unsent records → FAILED are failUnsentOfCampaign, and its records deferred
+ * after the cancel failRequeuedOfCancelled; a DSN's refusal after
  * delivery → FAILED is failDelivered (email-feedback.ts); an open or a click (OPENED, CLICKED and
  * their counters) are countOpen and countClick (email-tracking.ts); marketing records held by a
  * paused project fall due again on resume with releaseHeldMarketing; SES and DSN outcomes after
@@ -147,6 +148,30 @@ export async function failUnsentOfCampaign(tx: Queryable, projectId: string, cam
     [projectId, campaignId, error],
   );
   return rows[0]?.n ?? 0;
+}
+
+/** The error of a campaign record deferred by the relay after its campaign was cancelled. */
+export const REQUEUED_CANCELLED_ERROR = 'The relay deferred this message, and the campaign was cancelled before it was tried again; it was not sent.';
+
+/**
+ * A campaign record the relay deferred (a 4xx, a lost connection) goes back to the queue; when its
+ * campaign was cancelled meanwhile it becomes FAILED instead of being tried again, so nothing of a
+ * cancelled campaign leaves after the cancel (docs/decisions/campaigns.md, "Cancel mid-send"). The
+ * cancel fails what is queued when it commits; this catches a record queued again after that. The
+ * campaign is read FOR SHARE: a cancel under way holds its row, so this waits for the cancel's
+ * commit and then reads CANCELLED. True when it failed the record.
+ */
+export async function failRequeuedOfCancelled(db: Db, ref: { project_id: string; id: string; campaign_id: string }): Promise<boolean> {
+  return db.transaction(async (tx) => {
+    const campaign = await queryOne<{ status: string }>(tx, 'SELECT status FROM campaigns WHERE project_id = $1 AND id = $2 FOR SHARE', [ref.project_id, ref.campaign_id]);
+    if (campaign?.status !== 'CANCELLED') return false;
+    const failed = await tx.query(`UPDATE emails SET status = 'FAILED', last_error = $3 WHERE project_id = $1 AND id = $2 AND status = 'QUEUED' RETURNING id`, [
+      ref.project_id,
+      ref.id,
+      REQUEUED_CANCELLED_ERROR,
+    ]);
+    return failed.length > 0;
+  });
 }
 
 /**

@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { CANCELLED_ERROR, startCampaign } from '../../src/campaigns/campaign-sending.service.ts';
+import { REQUEUED_CANCELLED_ERROR } from '../../src/emails/email-status.queries.ts';
 import { campaignBody, countByRecipient, createCampaign, makeContacts, seedContacts, until, waitForCampaign } from '../kit/campaigns.ts';
 import type { DnsServer } from '../kit/dns.ts';
 import { projectWithSender as newProjectWithSender } from '../kit/domains.ts';
@@ -14,8 +15,21 @@ describe('campaigns in flight: cancel, delete, late contacts, scheduled start (d
   let server: TestServer;
   let dns: DnsServer;
   let sink: SmtpSink;
+  // One address of a test, once: its RCPT TO is held until the test releases it, then deferred (451).
+  let deferOnce: { addresses: Set<string>; reached: (address: string) => void; release: Promise<void> } | undefined;
+  let deferred: string | undefined;
   before(async () => {
-    sink = await startSmtpSink();
+    sink = await startSmtpSink({
+      holdRcpt: (to) => {
+        if (!deferOnce?.addresses.has(to.toLowerCase())) return undefined;
+        const { reached, release } = deferOnce;
+        deferOnce = undefined;
+        deferred = to.toLowerCase();
+        reached(deferred);
+        return release;
+      },
+      reply: (to, attempt) => (to.toLowerCase() === deferred && attempt === 1 ? { code: 451 } : undefined),
+    });
     ({ server, dns } = await startTestServerWithDns({ SMTP_URL: sink.url, SEND_RATE_PER_SECOND: String(RATE) }));
   });
   after(async () => {
@@ -42,20 +56,57 @@ describe('campaigns in flight: cancel, delete, late contacts, scheduled start (d
     assert.equal(cancelled.status, 200, cancelled.text);
     assert.equal(cancelled.body.data.status, 'CANCELLED');
     // Once nothing of it is queued or held by a worker, nothing more can leave.
-    await until('every record settled', async () => (await project.api.get(`/campaigns/${campaign.id}/stats`)).body.data.queuedCount === 0);
-    const stats = (await project.api.get(`/campaigns/${campaign.id}/stats`)).body.data;
+    let stats: Record<string, number> = {};
+    const settled = async () => {
+      stats = (await project.api.get(`/campaigns/${campaign.id}/stats`)).body.data;
+      return stats.queuedCount === 0;
+    };
+    await until('every record settled', settled).catch((error: Error) => assert.fail(`${error.message}; last stats ${JSON.stringify(stats)}`));
     const received = countByRecipient(receivedFrom(from).map((m) => m.envelope.to));
-    assert.equal(stats.totalRecipients, 300);
-    assert.equal(stats.sentCount, received.size, 'what was sent is what the relay got');
-    assert.ok(stats.sentCount < 300, `cancel stopped the rest (${stats.sentCount} sent)`);
-    assert.equal(stats.failedCount, 300 - stats.sentCount, 'the rest failed as cancelled');
-    for (const count of received.values()) assert.equal(count, 1);
+    const seen = `stats ${JSON.stringify(stats)}, relay got ${received.size} recipients`;
+    assert.equal(stats.totalRecipients, 300, seen);
+    assert.equal(stats.sentCount, received.size, `what was sent is what the relay got: ${seen}`);
+    assert.ok(stats.sentCount! < 300, `cancel stopped the rest: ${seen}`);
+    assert.equal(stats.failedCount, 300 - stats.sentCount!, `the rest failed as cancelled: ${seen}`);
+    for (const [address, count] of received) assert.equal(count, 1, `${address} got ${count} copies`);
 
     const record = await project.api.get(`/emails/${await failedRecordOf(campaign.id)}`);
     assert.equal(record.body.status, 'FAILED');
     assert.equal(record.body.error, CANCELLED_ERROR);
     assert.equal((await project.api.get(`/campaigns/${campaign.id}`)).body.data.status, 'CANCELLED', 'stays CANCELLED (never SENT)');
     assert.equal((await project.api.delete(`/campaigns/${campaign.id}`)).status, 204, 'a CANCELLED campaign deletes');
+  });
+
+  test('a message the relay defers while its campaign is cancelled is not tried again: FAILED, never received', async () => {
+    const { project, from } = await projectWithSender();
+    const contacts = makeContacts('deferred', 60);
+    await seedContacts(project.api, contacts);
+    let reached!: (address: string) => void;
+    const held = new Promise<string>((resolve) => {
+      reached = resolve;
+    });
+    let release!: () => void;
+    deferOnce = { addresses: new Set(contacts.map((c) => c.email)), reached, release: new Promise<void>((resolve) => (release = resolve)) };
+    const campaign = await createCampaign(project.api, campaignBody(from));
+    await project.api.post(`/campaigns/${campaign.id}/send`);
+    const address = await held;
+
+    // Its message is at the relay, its RCPT TO unanswered: handed over, so the cancel leaves it.
+    const cancelled = await project.api.post(`/campaigns/${campaign.id}/cancel`);
+    assert.equal(cancelled.status, 200, cancelled.text);
+    release();
+    await until('every record settled', async () => (await project.api.get(`/campaigns/${campaign.id}/stats`)).body.data.queuedCount === 0);
+    // A retry after the first deferral would come 1.5 to 2.5 s later (docs/decisions/sending.md).
+    await new Promise((resolve) => setTimeout(resolve, 4_000));
+    assert.equal(sink.attempts(address), 1, 'the relay was asked once');
+    assert.equal(receivedFrom(from).filter((m) => m.envelope.to.includes(address)).length, 0);
+    const rows = await server.deps.db.query<{ id: string }>('SELECT id FROM emails WHERE campaign_id = $1 AND to_address = $2', [campaign.id, address]);
+    const record = await project.api.get(`/emails/${rows[0]!.id}`);
+    assert.equal(record.body.status, 'FAILED', record.text);
+    assert.equal(record.body.error, REQUEUED_CANCELLED_ERROR);
+    const stats = (await project.api.get(`/campaigns/${campaign.id}/stats`)).body.data;
+    assert.equal(stats.sentCount + stats.failedCount, 60, JSON.stringify(stats));
+    assert.equal(stats.sentCount, countByRecipient(receivedFrom(from).map((m) => m.envelope.to)).size);
   });
 
   async function failedRecordOf(campaignId: string): Promise<string> {

@@ -31,6 +31,8 @@ export type SmtpSinkOptions = {
   dataReply?: SinkDataReply;
   /** `true`: clients must authenticate (any username and password is accepted). */
   auth?: boolean;
+  /** Holds the answer to a RCPT TO until the promise it returns settles (a relay slow to answer). */
+  holdRcpt?: (rcptTo: string) => Promise<void> | undefined;
 };
 
 export type SmtpSink = {
@@ -93,10 +95,11 @@ export async function startSmtpSink(options: SmtpSinkOptions = {}): Promise<Smtp
     onAuth(auth, _session, callback) {
       callback(null, { user: auth.username ?? 'anonymous' });
     },
-    onRcptTo(address, _session, callback) {
+    async onRcptTo(address, _session, callback) {
       const key = address.address.toLowerCase();
       const attempt = (attemptCounts.get(key) ?? 0) + 1;
       attemptCounts.set(key, attempt);
+      await options.holdRcpt?.(address.address);
       const answer = options.reply?.(address.address, attempt);
       if (!answer || (answer.code >= 200 && answer.code < 300)) return callback();
       callback(refusal(answer));
