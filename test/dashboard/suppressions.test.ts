@@ -119,7 +119,19 @@ describe('Dashboard: an owner keeps the suppression list and sets tracking; a me
   });
 
   step('removing asks first, says what follows, and takes the address off the list', async () => {
-    await table().getByRole('button', { name: 'Remove angry.sigrid@fjord.example' }).click();
+    const remove = table().getByRole('button', { name: 'Remove angry.sigrid@fjord.example' });
+    // Under the pointer its label must still be readable (the pointer stays there while the dialog opens).
+    await remove.hover();
+    // Its colour change may be animated: the end of the transition, or half a second.
+    await remove.evaluate(
+      (button) =>
+        new Promise<void>((resolve) => {
+          button.addEventListener('transitionend', () => resolve(), { once: true });
+          setTimeout(resolve, 500);
+        }),
+    );
+    await assertAccessible(page, 'a Remove button under the pointer');
+    await remove.click();
     const dialog = page.getByRole('dialog', { name: 'Remove angry.sigrid@fjord.example from the list?' });
     await dialog.getByText(/listed for a spam complaint: mailing it again can hurt your sending reputation/).waitFor();
     await assertAccessible(page, 'the removal dialog');

@@ -7,7 +7,10 @@ const variantColorResolver: VariantColorsResolver = (input) => {
   if (input.variant === 'light' || input.variant === 'subtle' || input.variant === 'outline') {
     const parsed = parseThemeColor({ color: input.color ?? input.theme.primaryColor, theme: input.theme });
     if (parsed.isThemeColor && parsed.color !== 'gray' && parsed.color !== 'dark') {
-      const tint = input.variant === 'light' ? { background: `var(--mantine-color-${parsed.color}-0)` } : {};
+      // Under the pointer too (as after a click that opened a dialog): Mantine's default hover tint
+      // leaves shade 9 at 3.75:1 for red.
+      const pale = `var(--mantine-color-${parsed.color}-0)`;
+      const tint = input.variant === 'light' ? { background: pale, hover: pale } : input.variant === 'subtle' ? { hover: pale } : {};
       const border = input.variant === 'outline' ? { border: `1px solid var(--mantine-color-${parsed.color}-9)` } : {};
       return { ...colors, ...tint, ...border, color: `var(--mantine-color-${parsed.color}-9)` };
     }
