@@ -4,8 +4,8 @@ import { isProviderDeferral, type ProviderTally } from '../deliverability/provid
 import type { Deps } from '../deps.ts';
 import { signingKeyFor } from '../domains/domains.service.ts';
 import { fillDeferredContent } from '../emails/email-rendering.ts';
-import { type ClaimRef, failRequeuedOfCancelled } from '../emails/email-status.queries.ts';
-import { type EmailTransition, eventsOf, writeTransitions } from '../emails/email-status.ts';
+import type { ClaimRef } from '../emails/email-status.queries.ts';
+import { afterSettled, type EmailTransition, eventsOf, writeTransitions } from '../emails/email-status.ts';
 import type { EmailRow } from '../emails/emails.queries.ts';
 import { ProjectRotation } from '../jobs/project-rotation.ts';
 import { isSoftBounceError, softBounceError } from './bounces.ts';
@@ -128,7 +128,7 @@ async function deliverChunk(context: RunContext, chunk: EmailRow[]): Promise<voi
     // a lease that ended while the answer waited would send the message again.
     return handOffs
       .answer({ ...settlement, events: eventsOf(row, settlement) })
-      .then(() => (settlement.status === 'QUEUED' && !settlement.refund && row.campaign_id ? failIfCancelled(deps, { ...row, campaign_id: row.campaign_id }) : undefined))
+      .then(() => afterSettled(deps, row, settlement))
       .finally(() => unsettled.delete(settlement.id));
   };
   // The chunk waits for permits and the relay: its lease is renewed while any of it is unsettled.
@@ -170,15 +170,6 @@ async function deliverChunk(context: RunContext, chunk: EmailRow[]): Promise<voi
     if (failed) throw failed.reason;
   } finally {
     clearInterval(heartbeat);
-  }
-}
-
-/** A deferred campaign record whose campaign was cancelled meanwhile is not tried again (email-status.queries.ts). */
-async function failIfCancelled(deps: Deps, row: EmailRow & { campaign_id: string }): Promise<void> {
-  try {
-    await failRequeuedOfCancelled(deps.db, row);
-  } catch (error) {
-    deps.log.warn({ err: error, emailId: row.id }, 'could not check whether the campaign of a deferred record was cancelled; it will be tried again');
   }
 }
 

@@ -159,18 +159,17 @@ export const REQUEUED_CANCELLED_ERROR = 'The relay deferred this message, and th
  * cancelled campaign leaves after the cancel (docs/decisions/campaigns.md, "Cancel mid-send"). The
  * cancel fails what is queued when it commits; this catches a record queued again after that. The
  * campaign is read FOR SHARE: a cancel under way holds its row, so this waits for the cancel's
- * commit and then reads CANCELLED. True when it failed the record.
+ * commit and then reads CANCELLED.
  */
-export async function failRequeuedOfCancelled(db: Db, ref: { project_id: string; id: string; campaign_id: string }): Promise<boolean> {
-  return db.transaction(async (tx) => {
+export async function failRequeuedOfCancelled(db: Db, ref: { project_id: string; id: string; campaign_id: string }): Promise<void> {
+  await db.transaction(async (tx) => {
     const campaign = await queryOne<{ status: string }>(tx, 'SELECT status FROM campaigns WHERE project_id = $1 AND id = $2 FOR SHARE', [ref.project_id, ref.campaign_id]);
-    if (campaign?.status !== 'CANCELLED') return false;
-    const failed = await tx.query(`UPDATE emails SET status = 'FAILED', last_error = $3 WHERE project_id = $1 AND id = $2 AND status = 'QUEUED' RETURNING id`, [
+    if (campaign?.status !== 'CANCELLED') return;
+    await tx.query(`UPDATE emails SET status = 'FAILED', last_error = $3 WHERE project_id = $1 AND id = $2 AND status = 'QUEUED'`, [
       ref.project_id,
       ref.id,
       REQUEUED_CANCELLED_ERROR,
     ]);
-    return failed.length > 0;
   });
 }
 

@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import type { Deps } from '../deps.ts';
 import { recordEvents } from '../events/events.service.ts';
 import { suppressAddresses, unsubscribeForSuppression } from '../suppressions/suppressions.queries.ts';
-import { type HandingRef, type SettledEvent, type Settlement, writeHandOffs } from './email-status.queries.ts';
+import { failRequeuedOfCancelled, type HandingRef, type SettledEvent, type Settlement, writeHandOffs } from './email-status.queries.ts';
 import type { EmailRow } from './emails.queries.ts';
 
 /**
@@ -43,6 +43,21 @@ export async function writeTransitions(deps: Deps, marks: HandingRef[], settleme
     }
     return held;
   });
+}
+
+/**
+ * After a settlement is written: a campaign record the relay deferred (back in the queue for a real
+ * attempt, not a refund) is failed instead when its campaign was cancelled meanwhile
+ * (failRequeuedOfCancelled). Outside the hand-off statement, which runs one at a time and must not
+ * wait on a cancel's lock. A failed check is logged: the record is then tried again as before.
+ */
+export async function afterSettled(deps: Pick<Deps, 'db' | 'log'>, row: EmailRow, settlement: EmailTransition): Promise<void> {
+  if (settlement.status !== 'QUEUED' || settlement.refund || row.campaign_id === null) return;
+  try {
+    await failRequeuedOfCancelled(deps.db, { project_id: row.project_id, id: row.id, campaign_id: row.campaign_id });
+  } catch (error) {
+    deps.log.warn({ err: error, emailId: row.id }, 'could not check whether the campaign of a deferred record was cancelled; it will be tried again');
+  }
 }
 
 /** docs/decisions/sending.md service events of a settlement, with `data.emailId` and the ids of what sent it. */
