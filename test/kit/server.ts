@@ -12,6 +12,7 @@ import { type RunningServer, startServer } from '../../src/server.ts';
 import { citusWorkers, dropCitusDatabase, prepareCitusDatabase } from './citus.ts';
 import { takePooledCitusDatabase } from './citus-pool.ts';
 import { type DnsServer, startDnsServer } from './dns.ts';
+import { entryArgs } from './entry.ts';
 import { copySnapshotTo, removeTree } from './pglite-snapshot.ts';
 
 export type TestServer = RunningServer & { dataDir: string; env: Record<string, string> };
@@ -166,11 +167,11 @@ export type SpawnedServer = {
 };
 
 /**
- * Starts the server as a separate OS process (`node src/main.ts` through tsx), for tests that
+ * Starts the server as a separate OS process (`src/main`, see ./entry.ts), for tests that
  * kill a process or run several on one database. `env` must hold DATA_DIR and the database.
  */
 export async function spawnServer(env: Record<string, string>): Promise<SpawnedServer> {
-  const child = spawn(process.execPath, ['--import', 'tsx', join(PACKAGE_ROOT, 'src/main.ts')], {
+  const child = spawn(process.execPath, entryArgs('src/main'), {
     cwd: PACKAGE_ROOT,
     env: { ...process.env, ...env, PORT: '0', LOG_LEVEL: 'info' },
     stdio: ['ignore', 'pipe', 'pipe'],

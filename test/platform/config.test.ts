@@ -5,7 +5,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, test } from 'node:test';
 import { loadConfig } from '../../src/config.ts';
-import { PACKAGE_ROOT } from '../../src/paths.ts';
+import { entryArgs } from '../kit/entry.ts';
 
 const dataDir = () => mkdtempSync(join(tmpdir(), 'mailroom-config-'));
 
@@ -98,7 +98,7 @@ describe('configuration (docs/architecture.md)', () => {
   }
 
   test('a bad value stops start-up with a message naming the variable', () => {
-    const result = spawnSync(process.execPath, ['--import', 'tsx', join(PACKAGE_ROOT, 'src/main.ts')], {
+    const result = spawnSync(process.execPath, entryArgs('src/main'), {
       env: { ...process.env, DATA_DIR: dataDir(), IDEMPOTENCY_TTL_HOURS: 'soon' },
       encoding: 'utf8',
       timeout: 30_000,

@@ -8,18 +8,18 @@ import { loadConfig } from '../../src/config.ts';
 import type { Db } from '../../src/db/index.ts';
 import { openPglite } from '../../src/db/pglite.ts';
 import { openPostgres } from '../../src/db/postgres.ts';
+import { PACKAGE_ROOT } from '../../src/paths.ts';
 import { type RunningServer, startServer } from '../../src/server.ts';
 import { createProject, type TestProject } from '../kit/accounts.ts';
 import { type DnsServer, startDnsServer } from '../kit/dns.ts';
 import { verifiedDomain } from '../kit/domains.ts';
+import { entryArgs } from '../kit/entry.ts';
 import { client } from '../kit/http.ts';
 import { receiver as mailReceiver } from '../kit/mailauth.ts';
 import { type Receiver, startReceiver } from '../kit/receiver.ts';
 import { prepareEnvironment } from '../kit/server.ts';
 import { type SmtpSink, startSmtpSink } from '../kit/smtp.ts';
 import { totpCode } from '../kit/totp.ts';
-
-const PACKAGE_ROOT = join(import.meta.dirname, '../..');
 
 /** Every row of every table of the public schema, as text (every column). */
 async function dumpEverything(db: Db): Promise<string> {
@@ -34,7 +34,7 @@ async function dumpEverything(db: Db): Promise<string> {
 }
 
 function runRotation(env: Record<string, string>): Promise<{ code: number | null; output: string }> {
-  const child = spawn(process.execPath, ['--import', 'tsx', join(PACKAGE_ROOT, 'src/rotate-secrets.ts')], {
+  const child = spawn(process.execPath, entryArgs('src/rotate-secrets'), {
     cwd: PACKAGE_ROOT,
     env: { ...process.env, ...env },
     stdio: ['ignore', 'pipe', 'pipe'],

@@ -3,6 +3,7 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import nodemailer from 'nodemailer';
+import { PACKAGE_ROOT } from '../../src/paths.ts';
 import { createProject, uniqueEmail } from '../kit/accounts.ts';
 import type { DnsServer } from '../kit/dns.ts';
 import { publishRecords, uniqueDomain } from '../kit/domains.ts';
@@ -13,7 +14,7 @@ import { type SinkMessage, type SmtpSink, startSmtpSink } from '../kit/smtp.ts';
 import { RawSmtp } from './raw-client.ts';
 
 const MX_HOST = 'mx.mailroom-tests.example.test';
-const FIXTURES = join(import.meta.dirname, '../fixtures/return-path');
+const FIXTURES = join(PACKAGE_ROOT, 'test', 'fixtures', 'return-path');
 
 /** A real-world-shaped report from test/fixtures/return-path, addressed to one sent message. */
 function fixture(name: string, sent: { verp: string; to: string; messageId: string; subject: string }): string {
