@@ -5,6 +5,7 @@ import {
   type DataOperator,
   type DateOperator,
   type Filter,
+  filtersOf,
   parseField,
   type SegmentOperator,
   type TextOperator,
@@ -30,6 +31,12 @@ export type CompileContext = {
   segments: ReadonlyMap<string, ResolvedSegment>;
   /** Segments already being expanded, outermost first: referencing one again is circular. */
   stack?: readonly string[];
+  /**
+   * Compile over the narrow copy (`contact_slots c`) instead of `contacts c`: each data key's slot.
+   * The caller has checked that every field of the tree (and of the segments it reaches) has one
+   * (`narrowable`); see docs/decisions/segments.md, "The narrow copy".
+   */
+  slots?: ReadonlyMap<string, number>;
 };
 
 /** A tree that cannot be compiled: 400 BAD_REQUEST, naming the path of the bad filter. */
@@ -43,7 +50,7 @@ export class ConditionError extends AppError {
   }
 }
 
-type Cast = 'text' | 'jsonb' | 'jsonpath' | 'boolean' | 'timestamptz' | 'uuid' | 'double precision';
+type Cast = 'text' | 'jsonb' | 'jsonpath' | 'boolean' | 'timestamptz' | 'uuid' | 'double precision' | 'numeric';
 
 /** Appends values to the shared params array; the project id only once, and only when used. */
 class Binder {
@@ -117,7 +124,7 @@ function compileGroupFilters(filters: Filter[], groupPath: string, state: State,
   const merged = new Set<number>();
   filters.forEach((filter, f) => {
     const ref = parseField(filter.field);
-    if (ref?.kind === 'data' && filter.operator === 'equals' && !equal.has(ref.key)) {
+    if (!state.slots && ref?.kind === 'data' && filter.operator === 'equals' && !equal.has(ref.key)) {
       equal.set(ref.key, filter.value);
       merged.add(f);
     }
@@ -136,14 +143,17 @@ function compileFilter(filter: Filter, path: string, state: State, binder: Binde
   if (!ref) throw new ConditionError(`${path}.field`, `unknown field "${filter.field}"`);
   switch (ref.kind) {
     case 'email':
+      if (state.slots) throw new Error('the narrow copy holds no email (narrowable)');
       return { sql: emailPredicate(filter.operator as TextOperator, String(filter.value).toLowerCase(), binder), cost: COST.column };
     case 'subscribed': {
       const value = binder.bind(filter.value, 'boolean');
       return { sql: filter.operator === 'equals' ? `c.subscribed = ${value}` : `c.subscribed <> ${value}`, cost: COST.column };
     }
     case 'date':
+      if (state.slots && ref.column !== 'created_at') throw new Error(`the narrow copy holds no ${ref.column} (narrowable)`);
       return { sql: datePredicate(`c.${ref.column}`, filter, binder), cost: COST.column };
     case 'data':
+      if (state.slots) return slotPart(ref.key, filter, state.slots, binder);
       return { sql: dataPredicate(ref.key, filter, binder), cost: filter.operator === 'equals' || filter.operator === 'notEquals' ? COST.containment : COST.data };
     case 'event':
       return { sql: activityPredicate(ref.name, filter, binder), cost: COST.subquery };
@@ -274,6 +284,87 @@ function dataPredicate(key: string, filter: Filter, binder: Binder): string {
       const k = binder.bind(key, 'text');
       const compare = operator === 'within' ? '>=' : '<';
       return `coalesce(jsonb_typeof(c.data -> ${k}) = 'string' AND mailroom_try_timestamptz(c.data ->> ${k}) ${compare} ${cutoff(filter, binder)}, false)`;
+    }
+  }
+}
+
+/** The fields a slot-compiled tree may name besides its slotted data keys. */
+const NARROW_FIELDS = new Set(['subscribed', 'createdAt']);
+
+/**
+ * True when the narrow copy answers the tree: every field of it, and of every dynamic segment it
+ * reaches, is a slotted data key, `subscribed`, `createdAt`, an event or a segment. A tree naming
+ * `email` or `updatedAt`, or a key without a ready slot, is compiled over `contacts`.
+ */
+export function narrowable(tree: ConditionTree, segments: ReadonlyMap<string, ResolvedSegment>, slots: ReadonlyMap<string, number>): boolean {
+  const trees = [tree, ...[...segments.values()].flatMap((segment) => (segment.type === 'DYNAMIC' ? [segment.condition] : []))];
+  return trees.every((one) =>
+    [...filtersOf(one)].every(({ filter }) => {
+      const ref = parseField(filter.field);
+      if (!ref) return true; // the compiler reports it
+      switch (ref.kind) {
+        case 'data':
+          return slots.has(ref.key);
+        case 'event':
+        case 'segment':
+          return true;
+        default:
+          return NARROW_FIELDS.has(filter.field);
+      }
+    }),
+  );
+}
+
+/**
+ * `data.<key>` over the narrow copy: slot i holds the key's string in `t<i>`, its number in `n<i>`
+ * and its JSON kind in `k<i>` (NULL when absent or JSON null), so each test mirrors the jsonb one of
+ * `dataPredicate`: JSON equality by type (numbers numerically), strings ordered by code point
+ * (`COLLATE "C"`), `contains` the same literal case-insensitive regular expression as the
+ * jsonpath's `like_regex … flag "iq"` (`***=` quotes the rest), negations true when absent.
+ */
+function slotPart(key: string, filter: Filter, slots: ReadonlyMap<string, number>, binder: Binder): Part {
+  const slot = slots.get(key);
+  if (slot === undefined) throw new Error(`no slot for data key ${JSON.stringify(key)} (narrowable)`);
+  const [t, n, k] = [`c.t${slot}`, `c.n${slot}`, `c.k${slot}`];
+  const operator = filter.operator as DataOperator;
+  const equal = (): string => {
+    switch (typeof filter.value) {
+      case 'number':
+        return `${n} = ${binder.bind(filter.value, 'numeric')}`;
+      case 'boolean':
+        return filter.value ? `${k} = 't'` : `${k} = 'f'`;
+      default:
+        return `${t} = ${binder.bind(String(filter.value), 'text')}`;
+    }
+  };
+  const like = () => `${t} ~* ('***=' || ${binder.bind(String(filter.value), 'text')})`;
+  switch (operator) {
+    case 'exists':
+      return { sql: `${k} IS NOT NULL`, cost: COST.column };
+    case 'notExists':
+      return { sql: `${k} IS NULL`, cost: COST.column };
+    case 'equals':
+      return { sql: equal(), cost: COST.column };
+    case 'notEquals':
+      return { sql: `(${equal()}) IS NOT TRUE`, cost: COST.column };
+    case 'contains':
+      return { sql: like(), cost: COST.data };
+    case 'notContains':
+      return { sql: `(${like()}) IS NOT TRUE`, cost: COST.data };
+    case 'greaterThan':
+    case 'lessThan':
+    case 'greaterThanOrEqual':
+    case 'lessThanOrEqual': {
+      const sql =
+        typeof filter.value === 'number'
+          ? `${n} ${COMPARE[operator]} ${binder.bind(filter.value, 'numeric')}`
+          : `${t} ${COMPARE[operator]} ${binder.bind(String(filter.value), 'text')} COLLATE "C"`;
+      return { sql, cost: COST.column };
+    }
+    case 'within':
+    case 'olderThan': {
+      const compare = operator === 'within' ? '>=' : '<';
+      return { sql: `coalesce(mailroom_try_timestamptz(${t}) ${compare} ${cutoff(filter, binder)}, false)`, cost: COST.data };
     }
   }
 }

@@ -4,8 +4,8 @@
  * from the database.
  */
 
-export { type CompileContext, ConditionError, compileCondition, type ResolvedSegment } from './compile.ts';
-export { type CompileAudienceOptions, compileAudience, loadReferencedSegments, segmentMembership } from './resolve.ts';
+export { type CompileContext, ConditionError, compileCondition, narrowable, type ResolvedSegment } from './compile.ts';
+export { type CompileAudienceOptions, compileAudience, compileCount, loadReferencedSegments, segmentMembership } from './resolve.ts';
 export { checkedConditionTreeSchema, cleanConditionTree, conditionTreeSchema, pathSegments } from './schema.ts';
 export type { ConditionGroup, ConditionTree, Filter, Logic, Unit } from './types.ts';
 export { ACTIVITY_OPERATORS, EMAIL_ACTIVITIES, filtersOf, parseField, referencedSegments, UNITS } from './types.ts';

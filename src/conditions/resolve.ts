@@ -1,7 +1,7 @@
 import type { Queryable } from '../db/index.ts';
 import { notFound } from '../errors.ts';
-import { compileCondition, type ResolvedSegment } from './compile.ts';
-import { findSegmentDefinitions } from './conditions.queries.ts';
+import { compileCondition, narrowable, type ResolvedSegment } from './compile.ts';
+import { findReadySlots, findSegmentDefinitions } from './conditions.queries.ts';
 import { type ConditionTree, referencedSegments } from './types.ts';
 import { validateConditionTree } from './validate.ts';
 
@@ -54,6 +54,28 @@ export async function compileAudience(db: Queryable, projectId: string, tree: Co
   const known = new Map<string, ResolvedSegment>(self ? [[self, { type: 'DYNAMIC', condition: tree }]] : []);
   const segments = await loadReferencedSegments(db, projectId, tree, known);
   return compileCondition(tree, { projectId, params, segments, stack: self ? [self] : [] });
+}
+
+/**
+ * Like compileAudience, for a count: over the narrow copy (`contact_slots c`, the same columns
+ * `id`, `subscribed`, `created_at` and each key's slot) when every field the tree reaches has a
+ * ready slot there, else over `contacts c` (docs/decisions/segments.md, "The narrow copy"). Both
+ * select the same contacts; the caller counts `FROM <table> c WHERE c.project_id = $k AND …`.
+ */
+export async function compileCount(
+  db: Queryable,
+  projectId: string,
+  tree: ConditionTree,
+  params: unknown[],
+  options: CompileAudienceOptions = {},
+): Promise<{ table: 'contacts' | 'contact_slots'; predicate: string }> {
+  const self = options.segmentId?.toLowerCase();
+  const known = new Map<string, ResolvedSegment>(self ? [[self, { type: 'DYNAMIC', condition: tree }]] : []);
+  const segments = await loadReferencedSegments(db, projectId, tree, known);
+  const slots = await findReadySlots(db, projectId);
+  const narrow = slots.size > 0 && validateConditionTree(tree) === null && narrowable(tree, segments, slots);
+  const predicate = compileCondition(tree, { projectId, params, segments, stack: self ? [self] : [], ...(narrow ? { slots } : {}) });
+  return { table: narrow ? 'contact_slots' : 'contacts', predicate };
 }
 
 /** "Contact c is a member of segment `segmentId`" (live for dynamic, stored for static); 404 when unknown. */

@@ -1,5 +1,6 @@
 import type { Deps } from '../deps.ts';
 import type { JobDefinition } from '../jobs/queue.ts';
+import { narrowCopyJobs } from './narrow-copy.ts';
 import { refreshDueSegments } from './segments.service.ts';
 
 export const SEGMENT_REFRESH_JOB = 'segments.refresh';
@@ -26,6 +27,7 @@ export function segmentsJobs(deps: Deps): JobDefinition[] {
         if (counted) deps.log.debug({ counted }, 'segment counts refreshed');
       },
     },
+    ...(narrowCopyJobs(deps) as JobDefinition[]),
   ];
 }
 

@@ -94,12 +94,15 @@ export async function saveMemberCount(db: Queryable, projectId: string, id: stri
  * Where a member set comes from: a dynamic segment's compiled condition, whose `params` start with
  * the project id as `$1` (the compiled values follow), or a static segment's stored members.
  */
-export type Members = { kind: 'dynamic'; predicate: string; params: unknown[] } | { kind: 'static'; projectId: string; segmentId: string };
+export type Members =
+  // `table`: contact_slots only to count (compileCount); members are listed from contacts.
+  | { kind: 'dynamic'; predicate: string; params: unknown[]; table?: 'contacts' | 'contact_slots' }
+  | { kind: 'static'; projectId: string; segmentId: string };
 
 function membersFrom(members: Members): { from: string; params: unknown[] } {
   switch (members.kind) {
     case 'dynamic':
-      return { from: `contacts c WHERE c.project_id = $1::uuid AND ${members.predicate}`, params: members.params };
+      return { from: `${members.table ?? 'contacts'} c WHERE c.project_id = $1::uuid AND ${members.predicate}`, params: members.params };
     case 'static':
       return {
         from: `contacts c JOIN segment_members m ON m.project_id = c.project_id AND m.contact_id = c.id

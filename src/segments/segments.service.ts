@@ -1,10 +1,11 @@
 import { randomUUID } from 'node:crypto';
-import { ConditionError, type ConditionTree, cleanConditionTree, compileAudience, validateConditionTree } from '../conditions/index.ts';
+import { ConditionError, type ConditionTree, cleanConditionTree, compileAudience, compileCount, validateConditionTree } from '../conditions/index.ts';
 import { toContact } from '../contacts/contacts.schemas.ts';
 import type { Db, Queryable } from '../db/index.ts';
 import type { Deps } from '../deps.ts';
 import { AppError, badRequest, flatBadRequest, notFound } from '../errors.ts';
 import { recordEvents } from '../events/events.service.ts';
+import { prepareNarrowCopy } from './narrow-copy.ts';
 import * as queries from './segments.queries.ts';
 import {
   DEFAULT_PAGE_SIZE,
@@ -18,7 +19,7 @@ import {
   toSegment,
 } from './segments.schemas.ts';
 
-type SegmentDeps = Pick<Deps, 'db' | 'queue'>;
+type SegmentDeps = Pick<Deps, 'db' | 'queue' | 'config' | 'log'>;
 
 /** docs/decisions/segments.md: the name lower-cased, runs of non-alphanumerics replaced by `-`, trimmed of `-`. */
 export function segmentSlug(name: string): string {
@@ -71,11 +72,19 @@ export async function membersOf(db: Queryable, projectId: string, segment: { id:
   return { kind: 'dynamic', predicate, params };
 }
 
+/** Like membersOf, to count them: over the narrow copy when it holds every field the condition reads. */
+async function countedMembersOf(db: Queryable, projectId: string, segment: Parameters<typeof membersOf>[2]): Promise<queries.Members> {
+  if (segment.type === 'STATIC' || !segment.condition) return storedMembers(projectId, segment.id);
+  const params: unknown[] = [projectId];
+  const { table, predicate } = await compileCount(db, projectId, segment.condition, params, { segmentId: segment.id });
+  return { kind: 'dynamic', predicate, params, table };
+}
+
 /** The live member count of a segment (one transaction, so the audience is planned with its values). */
 export async function countSegment(db: Db, projectId: string, segment: Parameters<typeof membersOf>[2]): Promise<number> {
   return db.transaction(async (tx) => {
     await queries.planWithValues(tx);
-    return queries.countMembers(tx, await membersOf(tx, projectId, segment));
+    return queries.countMembers(tx, await countedMembersOf(tx, projectId, segment));
   });
 }
 
@@ -94,6 +103,7 @@ export async function createSegment(deps: SegmentDeps, projectId: string, body: 
   const type = input.type ?? 'DYNAMIC';
   const id = randomUUID();
   const condition = type === 'DYNAMIC' ? checkCondition(body?.condition) : null;
+  if (condition) await prepareNarrowCopy(deps, projectId, condition);
   const memberCount = condition ? await flatOnConditionError(() => countSegment(deps.db, projectId, { id, type, condition })) : 0;
   const row = await queries.insertSegment(deps.db, projectId, {
     id,
@@ -128,6 +138,7 @@ export async function updateSegment(deps: SegmentDeps, projectId: string, id: st
   if (body?.condition !== undefined) {
     if (existing.type === 'STATIC') throw flatBadRequest('condition applies to DYNAMIC segments only');
     condition = checkCondition(body.condition);
+    await prepareNarrowCopy(deps, projectId, condition);
   }
   const memberCount = await flatOnConditionError(() => countSegment(deps.db, projectId, { id, type: existing.type, condition: condition ?? existing.condition }));
   const row = await deps.db.transaction(async (tx) => {
@@ -183,7 +194,7 @@ export async function listSegmentContacts(deps: SegmentDeps, projectId: string, 
     deps.db.transaction(async (tx) => {
       await queries.planWithValues(tx);
       const members = await membersOf(tx, projectId, segment);
-      const total = await queries.countMembers(tx, members);
+      const total = await queries.countMembers(tx, await countedMembersOf(tx, projectId, segment));
       const rows = await queries.listMembers(tx, members, { limit: pageSize, offset: (page - 1) * pageSize });
       return { data: rows.map(toContact), total, page, pageSize };
     }),

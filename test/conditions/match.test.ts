@@ -1,7 +1,8 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
-import { ConditionError, type ConditionTree, compileAudience, type Filter, segmentMembership } from '../../src/conditions/index.ts';
+import { ConditionError, type ConditionTree, compileAudience, compileCount, type Filter, segmentMembership } from '../../src/conditions/index.ts';
 import type { Db } from '../../src/db/index.ts';
+import { BACKFILL_BATCH, NARROW_COPY_JOB, prepareNarrowCopy } from '../../src/segments/narrow-copy.ts';
 import { createProject } from '../kit/accounts.ts';
 import { startTestServer, type TestServer } from '../kit/server.ts';
 
@@ -127,6 +128,8 @@ const cases: [Filter, string[]][] = [
   // Strings compare as strings: "10" < "2".
   [{ field: 'data.n', operator: 'lessThan', value: '2' }, ['cy']],
   [{ field: 'data.s', operator: 'greaterThan', value: 'b' }, ['bob']],
+  // By code point, not by a language's collation: "A" (U+0041) sorts before "a" (U+0061).
+  [{ field: 'data.s', operator: 'greaterThan', value: 'a' }, ['bob']],
   [{ field: 'data.seen', operator: 'within', value: 7, unit: 'days' }, ['ann']],
   [{ field: 'data.seen', operator: 'olderThan', value: 7, unit: 'days' }, ['bob']],
   [{ field: `data.${ODD_KEY}`, operator: 'equals', value: ODD_VALUE }, ['ann']],
@@ -257,5 +260,131 @@ describe('trees', () => {
     const params: unknown[] = [];
     const selfRef = one({ field: `segment.${segments.loopB}`, operator: 'memberOfSegment' });
     await assert.rejects(compileAudience(db, P, selfRef, params, { segmentId: segments.loopA }), /circular/);
+  });
+});
+
+/**
+ * The narrow copy (docs/decisions/segments.md, "The narrow copy"): once a project's data keys have
+ * ready slots, a count reads `contact_slots` instead of `contacts`, and must select exactly the
+ * contacts the jsonb tests above select. Not kept on Citus, where counts read contacts.data.
+ */
+describe('the narrow copy selects what contacts.data selects', () => {
+  const onCitus = () => server.deps.config.databaseDistribution === 'citus';
+  const CITUS = 'the narrow copy is not kept on Citus (docs/decisions/segments.md); its counts are the jsonb tests above';
+  const keys = ['plan', 'n', 's', 'vip', 'seen', ODD_KEY];
+  const allKeys = (project: string) =>
+    prepareNarrowCopy(server.deps, project, { logic: 'AND', groups: [{ filters: keys.map((key) => ({ field: `data.${key}`, operator: 'exists' })) }] });
+
+  /** The names of the project's contacts the tree selects, counted the way a segment count is. */
+  async function counted(tree: ConditionTree, project = P): Promise<{ table: string; names: string[] }> {
+    const params: unknown[] = [];
+    const { table, predicate } = await compileCount(db, project, tree, params);
+    params.push(project);
+    const rows = await db.query<{ id: string }>(`SELECT c.id FROM ${table} c WHERE c.project_id = $${params.length}::uuid AND ${predicate}`, params);
+    const names = Object.fromEntries(Object.entries(ids).map(([name, id]) => [id, name]));
+    return { table, names: rows.map((row) => names[row.id] ?? row.id).sort() };
+  }
+
+  before(async () => {
+    if (!onCitus()) await allKeys(P);
+  });
+
+  for (const [filter, expected] of cases) {
+    const label = `${filter.field} ${filter.operator}${filter.value === undefined ? '' : ` ${JSON.stringify(filter.value)}`}${filter.unit ? ` ${filter.unit}` : ''}`;
+    test(`narrow: ${label}`, async (t) => {
+      if (onCitus()) return t.skip(CITUS);
+      const narrow = !['email', 'updatedAt'].includes(filter.field);
+      const { table, names } = await counted(one(filter));
+      assert.equal(table, narrow ? 'contact_slots' : 'contacts');
+      assert.deepEqual(names, expected);
+    });
+  }
+
+  test('narrow: segments, trees and groups of equalities', async (t) => {
+    if (onCitus()) return t.skip(CITUS);
+    const member = (label: string, operator = 'memberOfSegment') => one({ field: `segment.${segments[label]}`, operator });
+    assert.deepEqual(await counted(member('pros')), { table: 'contact_slots', names: ['ann'] });
+    assert.deepEqual(await counted(member('pros', 'notMemberOfSegment')), { table: 'contact_slots', names: ['bob', 'cy', 'dee', 'eve'] });
+    assert.deepEqual(await counted(member('picked')), { table: 'contact_slots', names: ['ann', 'cy'] });
+    const tree: ConditionTree = {
+      logic: 'OR',
+      groups: [
+        {
+          filters: [{ field: 'subscribed', operator: 'equals', value: true }],
+          conditions: {
+            logic: 'OR',
+            groups: [{ filters: [{ field: 'event.signup', operator: 'triggered' }] }, { filters: [{ field: 'data.n', operator: 'greaterThan', value: 5 }] }],
+          },
+        },
+        { filters: [{ field: 'data.plan', operator: 'equals', value: 'pro' }, { field: 'data.vip', operator: 'equals', value: true }, { field: 'data.n', operator: 'equals', value: 10.0 }] },
+        { filters: [{ field: 'createdAt', operator: 'lessThan', value: '2024-01-01' }, { field: 'data.plan', operator: 'exists' }] },
+      ],
+    };
+    assert.deepEqual(await counted(tree), { table: 'contact_slots', names: ['ann', 'cy', 'eve'] });
+    // A key without a slot, or a field the copy does not hold, is counted over contacts.
+    assert.deepEqual(await counted(one({ field: 'data.unslotted', operator: 'notExists' })), { table: 'contacts', names: ['ann', 'bob', 'cy', 'dee', 'eve'] });
+    const withEmail: ConditionTree = { logic: 'AND', groups: [{ filters: [{ field: 'data.plan', operator: 'exists' }, { field: 'email', operator: 'contains', value: 'x.io' }] }] };
+    assert.deepEqual(await counted(withEmail), { table: 'contacts', names: ['ann'] });
+  });
+
+  test('narrow: every later write is copied: insert, data and subscription changes, delete', async (t) => {
+    if (onCitus()) return t.skip(CITUS);
+    const R = (await createProject(server.url)).id;
+    await allKeys(R);
+    const at = '2025-05-05T00:00:00Z';
+    await contact(R, 'r1', 'r1@x.io', true, { plan: 'pro', s: 'Ελληνικά και кириллица', n: 1 }, at, at);
+    await contact(R, 'r2', 'r2@x.io', true, { plan: 'team', s: '日本語のテキスト', n: 2 }, at, at);
+    const pro = one({ field: 'data.plan', operator: 'equals', value: 'pro' });
+    assert.deepEqual(await counted(pro, R), { table: 'contact_slots', names: ['r1'] });
+    assert.deepEqual((await counted(one({ field: 'data.s', operator: 'contains', value: 'КИРИЛЛ' }), R)).names, ['r1']);
+    assert.deepEqual((await counted(one({ field: 'data.s', operator: 'contains', value: 'テキスト' }), R)).names, ['r2']);
+    // One statement writing several contacts: the copy follows each.
+    await db.query(`UPDATE contacts SET data = data || jsonb_build_object('plan', CASE WHEN data->>'plan' = 'pro' THEN 'team' ELSE 'pro' END) WHERE project_id = $1`, [R]);
+    assert.deepEqual((await counted(pro, R)).names, ['r2']);
+    await db.query('UPDATE contacts SET subscribed = false WHERE project_id = $1 AND id = $2', [R, ids.r2]);
+    assert.deepEqual((await counted(one({ field: 'subscribed', operator: 'equals', value: true }), R)).names, ['r1']);
+    // An upsert that finds the contact (the import's and the API's way) is copied as an update.
+    await db.query(
+      `INSERT INTO contacts (project_id, email, subscribed, data) VALUES ($1, 'r1@x.io', true, '{"plan": "pro", "n": 7}')
+       ON CONFLICT (project_id, email) DO UPDATE SET data = excluded.data`,
+      [R],
+    );
+    assert.deepEqual((await counted(one({ field: 'data.n', operator: 'greaterThan', value: 5 }), R)).names, ['r1']);
+    assert.deepEqual((await counted(one({ field: 'data.s', operator: 'notExists' }), R)).names, ['r1']);
+    await db.query('DELETE FROM contacts WHERE project_id = $1 AND id = $2', [R, ids.r1]);
+    assert.deepEqual(await counted(one({ field: 'data.plan', operator: 'exists' }), R), { table: 'contact_slots', names: ['r2'] });
+    const [left] = await db.query<{ n: number }>('SELECT count(*)::int AS n FROM contact_slots WHERE project_id = $1', [R]);
+    assert.equal(left!.n, 1);
+  });
+
+  test(`narrow: a project of more than one batch (${BACKFILL_BATCH} contacts) is filled by the background job`, async (t) => {
+    if (onCitus()) return t.skip(CITUS);
+    const S = (await createProject(server.url)).id;
+    const total = BACKFILL_BATCH + 1_500;
+    await db.query(
+      `INSERT INTO contacts (project_id, email, subscribed, data)
+       SELECT $1, 'c' || i || '@batch.test', true, jsonb_build_object('tier', CASE WHEN i % 3 = 0 THEN 'gold' ELSE 'silver' END, 'score', i)
+         FROM generate_series(1, $2::int) AS i`,
+      [S, total],
+    );
+    const gold = one({ field: 'data.tier', operator: 'equals', value: 'gold' });
+    await prepareNarrowCopy(server.deps, S, gold);
+    // The first batch is copied at once; the slot is not read until the job has copied the rest.
+    const [pending] = await db.query<{ ready: boolean }>('SELECT ready FROM contact_slot_keys WHERE project_id = $1', [S]);
+    assert.equal(pending!.ready, false);
+    assert.equal((await counted(gold, S)).table, 'contacts');
+    const jobs = await db.query<{ n: number }>(`SELECT count(*)::int AS n FROM pgboss.job WHERE name = $1 AND data->>'projectId' = $2`, [NARROW_COPY_JOB, S]);
+    assert.equal(jobs[0]!.n, 1);
+    const deadline = Date.now() + 60_000;
+    while ((await db.query<{ ready: boolean }>('SELECT ready FROM contact_slot_keys WHERE project_id = $1 AND ready', [S])).length === 0) {
+      assert.ok(Date.now() < deadline, 'the narrow copy job did not finish within 60 s');
+      await new Promise((resolve) => setTimeout(resolve, 200));
+    }
+    const params: unknown[] = [];
+    const { table, predicate } = await compileCount(db, S, gold, params);
+    params.push(S);
+    const [row] = await db.query<{ n: number }>(`SELECT count(*)::int AS n FROM ${table} c WHERE c.project_id = $${params.length}::uuid AND ${predicate}`, params);
+    assert.equal(table, 'contact_slots');
+    assert.equal(row!.n, Math.floor(total / 3));
   });
 });
