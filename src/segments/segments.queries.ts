@@ -96,8 +96,7 @@ export async function saveMemberCount(db: Queryable, projectId: string, id: stri
  */
 export type Members =
   // `table`: contact_slots only to count (compileCount); members are listed from contacts.
-  | { kind: 'dynamic'; predicate: string; params: unknown[]; table?: 'contacts' | 'contact_slots' }
-  | { kind: 'static'; projectId: string; segmentId: string };
+  { kind: 'dynamic'; predicate: string; params: unknown[]; table?: 'contacts' | 'contact_slots' } | { kind: 'static'; projectId: string; segmentId: string };
 
 function membersFrom(members: Members): { from: string; params: unknown[] } {
   switch (members.kind) {

@@ -316,14 +316,35 @@ describe('the narrow copy selects what contacts.data selects', () => {
             groups: [{ filters: [{ field: 'event.signup', operator: 'triggered' }] }, { filters: [{ field: 'data.n', operator: 'greaterThan', value: 5 }] }],
           },
         },
-        { filters: [{ field: 'data.plan', operator: 'equals', value: 'pro' }, { field: 'data.vip', operator: 'equals', value: true }, { field: 'data.n', operator: 'equals', value: 10.0 }] },
-        { filters: [{ field: 'createdAt', operator: 'lessThan', value: '2024-01-01' }, { field: 'data.plan', operator: 'exists' }] },
+        {
+          filters: [
+            { field: 'data.plan', operator: 'equals', value: 'pro' },
+            { field: 'data.vip', operator: 'equals', value: true },
+            { field: 'data.n', operator: 'equals', value: 10.0 },
+          ],
+        },
+        {
+          filters: [
+            { field: 'createdAt', operator: 'lessThan', value: '2024-01-01' },
+            { field: 'data.plan', operator: 'exists' },
+          ],
+        },
       ],
     };
     assert.deepEqual(await counted(tree), { table: 'contact_slots', names: ['ann', 'cy', 'eve'] });
     // A key without a slot, or a field the copy does not hold, is counted over contacts.
     assert.deepEqual(await counted(one({ field: 'data.unslotted', operator: 'notExists' })), { table: 'contacts', names: ['ann', 'bob', 'cy', 'dee', 'eve'] });
-    const withEmail: ConditionTree = { logic: 'AND', groups: [{ filters: [{ field: 'data.plan', operator: 'exists' }, { field: 'email', operator: 'contains', value: 'x.io' }] }] };
+    const withEmail: ConditionTree = {
+      logic: 'AND',
+      groups: [
+        {
+          filters: [
+            { field: 'data.plan', operator: 'exists' },
+            { field: 'email', operator: 'contains', value: 'x.io' },
+          ],
+        },
+      ],
+    };
     assert.deepEqual(await counted(withEmail), { table: 'contacts', names: ['ann'] });
   });
 
