@@ -7,7 +7,7 @@ import type { Db, Queryable } from '../src/db/index.ts';
 import { insertEmails } from '../src/emails/email-record.queries.ts';
 import { insertEvents } from '../src/events/events.queries.ts';
 import { countMembers } from '../src/segments/segments.queries.ts';
-import { membersOf } from '../src/segments/segments.service.ts';
+import { countedMembersOf } from '../src/segments/segments.service.ts';
 import { SEGMENT_CONDITION } from './scenarios/segment-count.ts';
 
 /**
@@ -104,7 +104,7 @@ export async function hotStatementPlans(db: Db, projectId: string, citus: boolea
     } as never,
   ]);
   await db.transaction(async (tx) => {
-    const members = await membersOf(tx, projectId, { id: randomUUID(), type: 'DYNAMIC', condition: SEGMENT_CONDITION as never });
+    const members = await countedMembersOf(tx, projectId, { id: randomUUID(), type: 'DYNAMIC', condition: SEGMENT_CONDITION as never });
     await countMembers(explaining(tx, 'segment-count: audience count', plans, citus), members);
   });
   return plans;

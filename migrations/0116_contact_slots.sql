@@ -15,7 +15,7 @@ CREATE TABLE contact_slot_keys (
 );
 
 CREATE TABLE contact_slots (
-  project_id uuid NOT NULL,
+  project_id uuid NOT NULL REFERENCES projects (id) ON DELETE CASCADE,
   id uuid NOT NULL,
   subscribed boolean NOT NULL,
   created_at timestamptz NOT NULL,
@@ -43,8 +43,9 @@ CREATE TABLE contact_slots (
   t8 text,
   n8 numeric,
   k8 "char",
-  PRIMARY KEY (project_id, id),
-  FOREIGN KEY (project_id, id) REFERENCES contacts (project_id, id) ON DELETE CASCADE
+  -- No foreign key to contacts: a delete trigger removes a contact's row under the copy lock, so a
+  -- backfill batch never copies a contact whose delete is committing.
+  PRIMARY KEY (project_id, id)
 );
 
 CREATE FUNCTION mailroom_field_text(v jsonb) RETURNS text
@@ -107,6 +108,17 @@ BEGIN
   RETURN NULL;
 END $$;
 
+-- Forgets deleted contacts, under the same shared lock as the writes.
+CREATE FUNCTION mailroom_contact_slots_forget() RETURNS trigger
+  LANGUAGE plpgsql
+  AS $$
+BEGIN
+  PERFORM pg_advisory_xact_lock_shared(1296516201, hashtext(p.project_id::text))
+     FROM (SELECT DISTINCT project_id FROM old_rows ORDER BY project_id) p;
+  DELETE FROM contact_slots s USING old_rows o WHERE s.project_id = o.project_id AND s.id = o.id;
+  RETURN NULL;
+END $$;
+
 DO $$
 BEGIN
   IF NOT EXISTS (SELECT 1 FROM pg_extension WHERE extname = 'citus') THEN
@@ -114,5 +126,7 @@ BEGIN
       REFERENCING NEW TABLE AS new_rows FOR EACH STATEMENT EXECUTE FUNCTION mailroom_contact_slots_write();
     CREATE TRIGGER contact_slots_on_update AFTER UPDATE ON contacts
       REFERENCING NEW TABLE AS new_rows FOR EACH STATEMENT EXECUTE FUNCTION mailroom_contact_slots_write();
+    CREATE TRIGGER contact_slots_on_delete AFTER DELETE ON contacts
+      REFERENCING OLD TABLE AS old_rows FOR EACH STATEMENT EXECUTE FUNCTION mailroom_contact_slots_forget();
   END IF;
 END $$;

@@ -26,11 +26,12 @@ export type SlotRow = { key: string; slot: number; ready: boolean };
 
 /**
  * Gives each of `keys` without a slot the lowest free one, while any is free; answers every slot
- * of the project. Its own transaction: a slot is visible to the triggers before a backfill reads.
+ * of the project and the slots given now. Its own transaction: a slot is visible to the triggers
+ * before a backfill reads.
  */
-export async function assignSlots(tx: Queryable, projectId: string, keys: readonly string[]): Promise<SlotRow[]> {
+export async function assignSlots(tx: Queryable, projectId: string, keys: readonly string[]): Promise<{ slots: SlotRow[]; added: number }> {
   await tx.query('SELECT pg_advisory_xact_lock($1, hashtext($2::text))', [SLOT_LOCK, projectId]);
-  await tx.query(
+  const added = await tx.query(
     `WITH taken AS (SELECT key, slot FROM contact_slot_keys WHERE project_id = $1),
           wanted AS (SELECT key, row_number() OVER (ORDER BY ord) AS n
                        FROM unnest($2::text[]) WITH ORDINALITY AS k (key, ord)
@@ -40,11 +41,12 @@ export async function assignSlots(tx: Queryable, projectId: string, keys: readon
                     WHERE slot NOT IN (SELECT slot FROM taken))
      INSERT INTO contact_slot_keys (project_id, slot, key)
      SELECT $1, free.slot, wanted.key FROM wanted JOIN free USING (n)
-     ON CONFLICT DO NOTHING`,
+     ON CONFLICT DO NOTHING
+     RETURNING slot`,
     [projectId, [...new Set(keys)]],
   );
   const slots = await tx.query<SlotRow>('SELECT key, slot, ready FROM contact_slot_keys WHERE project_id = $1 ORDER BY slot', [projectId]);
-  return slots.map((row) => ({ ...row, slot: Number(row.slot) }));
+  return { slots: slots.map((row) => ({ ...row, slot: Number(row.slot) })), added: added.length };
 }
 
 /**
@@ -71,6 +73,12 @@ export async function backfillBatch(tx: Queryable, projectId: string, after: str
     [projectId, after, limit],
   );
   return { copied: row!.copied, last: row!.last };
+}
+
+/** Which of `slots` are not ready yet. */
+export async function unreadySlots(db: Queryable, projectId: string, slots: readonly number[]): Promise<number[]> {
+  const rows = await db.query<{ slot: number }>('SELECT slot FROM contact_slot_keys WHERE project_id = $1 AND slot = ANY($2::smallint[]) AND NOT ready', [projectId, slots]);
+  return rows.map((row) => Number(row.slot));
 }
 
 /** Marks slots ready: every contact of the project has them filled. */

@@ -1,7 +1,8 @@
 import { type ConditionTree, filtersOf, parseField } from '../conditions/index.ts';
+import type { Db } from '../db/index.ts';
 import type { Deps } from '../deps.ts';
 import type { JobDefinition } from '../jobs/queue.ts';
-import { assignSlots, backfillBatch, markSlotsReady } from './narrow-copy.queries.ts';
+import { assignSlots, backfillBatch, markSlotsReady, unreadySlots } from './narrow-copy.queries.ts';
 
 /**
  * The narrow copy of the data keys segments read (docs/decisions/segments.md, "The narrow copy"):
@@ -15,7 +16,7 @@ export const NARROW_COPY_JOB = 'segments.narrow-copy';
 export const BACKFILL_BATCH = 50_000;
 
 type CopyDeps = Pick<Deps, 'db' | 'queue' | 'config' | 'log'>;
-type CopyJob = { projectId: string; after: string; slots: number[] };
+type CopyJob = { projectId: string; after: string | null; slots: number[] };
 
 /** The data keys a tree names, in the order it names them. */
 function dataKeys(tree: ConditionTree): string[] {
@@ -27,28 +28,46 @@ function dataKeys(tree: ConditionTree): string[] {
   return [...keys];
 }
 
-/** Copies batches from `after` to the end, then marks `slots` ready. */
-async function fill(deps: CopyDeps, job: CopyJob): Promise<void> {
-  let after: string | null = job.after;
-  while (after !== null) {
-    const batch = await deps.db.transaction((tx) => backfillBatch(tx, job.projectId, after, BACKFILL_BATCH));
+/**
+ * Copies batches from `after` (null: the first contact) to the end, then marks `slots` ready; does
+ * nothing when another run has made them ready already.
+ */
+async function fill(db: Db, job: CopyJob): Promise<void> {
+  const slots = await unreadySlots(db, job.projectId, job.slots);
+  if (slots.length === 0) return;
+  let after = job.after;
+  do {
+    const batch = await db.transaction((tx) => backfillBatch(tx, job.projectId, after, BACKFILL_BATCH));
     after = batch.copied < BACKFILL_BATCH ? null : batch.last;
-  }
-  await markSlotsReady(deps.db, job.projectId, job.slots);
+  } while (after !== null);
+  await markSlotsReady(db, job.projectId, slots);
 }
 
-/** Called before a dynamic segment's condition is counted (create, update). */
+/** Gives `keys` slots and fills them to the end before answering (the bench, with its seed). */
+export async function fillNarrowCopy(db: Db, projectId: string, keys: readonly string[]): Promise<void> {
+  const { slots } = await db.transaction((tx) => assignSlots(tx, projectId, keys));
+  const pending = slots.filter((slot) => !slot.ready).map((slot) => slot.slot);
+  if (pending.length > 0) await fill(db, { projectId, after: null, slots: pending });
+}
+
+/**
+ * Called before a dynamic segment's condition is counted (create, update, the background refresh).
+ * Slots given now get their first batch at once and the job for the rest; slots still filling
+ * from before get the job only (one queued per project beside a running one: `stately`).
+ */
 export async function prepareNarrowCopy(deps: CopyDeps, projectId: string, tree: ConditionTree): Promise<void> {
   if (deps.config.databaseDistribution === 'citus') return;
   const keys = dataKeys(tree);
   if (keys.length === 0) return;
   try {
-    const slots = await deps.db.transaction((tx) => assignSlots(tx, projectId, keys));
+    const { slots, added } = await deps.db.transaction((tx) => assignSlots(tx, projectId, keys));
     const pending = slots.filter((slot) => !slot.ready).map((slot) => slot.slot);
     if (pending.length === 0) return;
+    const job = (after: string | null) => deps.queue.send(NARROW_COPY_JOB, { projectId, after, slots: pending } satisfies CopyJob, { singletonKey: projectId });
+    if (added === 0) return void (await job(null));
     const first = await deps.db.transaction((tx) => backfillBatch(tx, projectId, null, BACKFILL_BATCH));
     if (first.copied < BACKFILL_BATCH || first.last === null) await markSlotsReady(deps.db, projectId, pending);
-    else await deps.queue.send(NARROW_COPY_JOB, { projectId, after: first.last, slots: pending } satisfies CopyJob);
+    else await job(first.last);
   } catch (error) {
     // The copy only speeds counts up: without it they read contacts.data, and the next save retries.
     deps.log.warn({ err: error, projectId }, 'narrow copy: slots not filled');
@@ -59,10 +78,10 @@ export function narrowCopyJobs(deps: CopyDeps): JobDefinition<CopyJob>[] {
   return [
     {
       name: NARROW_COPY_JOB,
-      queue: { policy: 'standard', notify: true, retryLimit: 5, retryDelay: 5, retryBackoff: true, expireInSeconds: 60 * 60 },
+      queue: { policy: 'stately', notify: true, retryLimit: 5, retryDelay: 5, retryBackoff: true, expireInSeconds: 60 * 60 },
       work: { batchSize: 1 },
       async handle(jobs) {
-        for (const job of jobs) await fill(deps, job.data);
+        for (const job of jobs) await fill(deps.db, job.data);
       },
     },
   ];

@@ -73,7 +73,7 @@ export async function membersOf(db: Queryable, projectId: string, segment: { id:
 }
 
 /** Like membersOf, to count them: over the narrow copy when it holds every field the condition reads. */
-async function countedMembersOf(db: Queryable, projectId: string, segment: Parameters<typeof membersOf>[2]): Promise<queries.Members> {
+export async function countedMembersOf(db: Queryable, projectId: string, segment: Parameters<typeof membersOf>[2]): Promise<queries.Members> {
   if (segment.type === 'STATIC' || !segment.condition) return storedMembers(projectId, segment.id);
   const params: unknown[] = [projectId];
   const { table, predicate } = await compileCount(db, projectId, segment.condition, params, { segmentId: segment.id });
@@ -282,12 +282,17 @@ export async function refreshSegment(deps: SegmentDeps, projectId: string, id: s
   return toSegment((await queries.saveMemberCount(deps.db, projectId, id, count)) ?? segment);
 }
 
-/** The background refresh: recounts every segment whose count is older than `maxAgeSeconds`. */
-export async function refreshDueSegments(deps: Pick<Deps, 'db' | 'log'>, maxAgeSeconds: number): Promise<number> {
+/**
+ * The background refresh: recounts every segment whose count is older than `maxAgeSeconds`. It
+ * also gives a segment's keys their slots of the narrow copy, so a segment saved before the copy
+ * existed counts from it after one interval.
+ */
+export async function refreshDueSegments(deps: SegmentDeps, maxAgeSeconds: number): Promise<number> {
   const due = await queries.findSegmentsDueForCount(deps.db, maxAgeSeconds, 1000);
   for (const { project_id: projectId, id } of due) {
     const segment = await queries.findSegment(deps.db, projectId, id);
     if (!segment) continue;
+    if (segment.type === 'DYNAMIC' && segment.condition) await prepareNarrowCopy(deps, projectId, segment.condition);
     try {
       await queries.saveMemberCount(deps.db, projectId, id, await countSegment(deps.db, projectId, segment));
     } catch (error) {

@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { ConditionError, type ConditionTree, compileAudience, compileCount, type Filter, segmentMembership } from '../../src/conditions/index.ts';
 import type { Db } from '../../src/db/index.ts';
-import { BACKFILL_BATCH, NARROW_COPY_JOB, prepareNarrowCopy } from '../../src/segments/narrow-copy.ts';
+import { BACKFILL_BATCH, fillNarrowCopy, NARROW_COPY_JOB, prepareNarrowCopy } from '../../src/segments/narrow-copy.ts';
 import { createProject } from '../kit/accounts.ts';
 import { startTestServer, type TestServer } from '../kit/server.ts';
 
@@ -376,6 +376,45 @@ describe('the narrow copy selects what contacts.data selects', () => {
     assert.deepEqual(await counted(one({ field: 'data.plan', operator: 'exists' }), R), { table: 'contact_slots', names: ['r2'] });
     const [left] = await db.query<{ n: number }>('SELECT count(*)::int AS n FROM contact_slots WHERE project_id = $1', [R]);
     assert.equal(left!.n, 1);
+  });
+
+  test('narrow: a write still open when a slot is given is copied once it commits, not lost to the backfill', async (t) => {
+    if (onCitus()) return t.skip(CITUS);
+    const W = (await createProject(server.url)).id;
+    const at = '2025-06-01T00:00:00Z';
+    await contact(W, 'w1', 'w1@x.io', true, { stage: 'lead' }, at, at);
+    await contact(W, 'w2', 'w2@x.io', true, { stage: 'lead' }, at, at);
+    // The write's statement runs before the slot exists (so its trigger copies nothing), and its
+    // transaction stays open while the slot is given and the backfill starts.
+    let release!: () => void;
+    const gate = new Promise<void>((resolve) => {
+      release = resolve;
+    });
+    let wrote!: () => void;
+    const written = new Promise<void>((resolve) => {
+      wrote = resolve;
+    });
+    const writer = db.transaction(async (tx) => {
+      await tx.query(`UPDATE contacts SET data = '{"stage": "customer"}' WHERE project_id = $1 AND id = $2`, [W, ids.w1]);
+      wrote();
+      await gate;
+    });
+    await written;
+    let filled = false;
+    const filling = fillNarrowCopy(db, W, ['stage']).then(() => {
+      filled = true;
+    });
+    try {
+      await new Promise((resolve) => setTimeout(resolve, 300));
+      assert.equal(filled, false, 'the backfill must wait for the open write');
+    } finally {
+      release();
+      await writer;
+      await filling;
+    }
+    const customer = one({ field: 'data.stage', operator: 'equals', value: 'customer' });
+    assert.deepEqual(await counted(customer, W), { table: 'contact_slots', names: ['w1'] });
+    assert.deepEqual((await counted(one({ field: 'data.stage', operator: 'equals', value: 'lead' }), W)).names, ['w2']);
   });
 
   test(`narrow: a project of more than one batch (${BACKFILL_BATCH} contacts) is filled by the background job`, async (t) => {
