@@ -179,20 +179,20 @@ describe('each operator selects the right contacts', () => {
   });
 });
 
+/** A group with nested conditions: subscribed, and signed up or data.n over 5. */
+const SUBSCRIBED_AND_ACTIVE: ConditionTree['groups'][number] = {
+  filters: [{ field: 'subscribed', operator: 'equals', value: true }],
+  conditions: {
+    logic: 'OR',
+    groups: [{ filters: [{ field: 'event.signup', operator: 'triggered' }] }, { filters: [{ field: 'data.n', operator: 'greaterThan', value: 5 }] }],
+  },
+};
+
 describe('trees', () => {
   test('AND, OR and nested conditions', async () => {
     const tree: ConditionTree = {
       logic: 'OR',
-      groups: [
-        {
-          filters: [{ field: 'subscribed', operator: 'equals', value: true }],
-          conditions: {
-            logic: 'OR',
-            groups: [{ filters: [{ field: 'event.signup', operator: 'triggered' }] }, { filters: [{ field: 'data.n', operator: 'greaterThan', value: 5 }] }],
-          },
-        },
-        { filters: [{ field: 'email', operator: 'contains', value: 'eve' }] },
-      ],
+      groups: [SUBSCRIBED_AND_ACTIVE, { filters: [{ field: 'email', operator: 'contains', value: 'eve' }] }],
     };
     assert.deepEqual(await matching(tree), ['ann', 'cy', 'eve']);
     assert.deepEqual(await matching({ ...tree, logic: 'AND' }), []);
@@ -309,13 +309,7 @@ describe('the narrow copy selects what contacts.data selects', () => {
     const tree: ConditionTree = {
       logic: 'OR',
       groups: [
-        {
-          filters: [{ field: 'subscribed', operator: 'equals', value: true }],
-          conditions: {
-            logic: 'OR',
-            groups: [{ filters: [{ field: 'event.signup', operator: 'triggered' }] }, { filters: [{ field: 'data.n', operator: 'greaterThan', value: 5 }] }],
-          },
-        },
+        SUBSCRIBED_AND_ACTIVE,
         {
           filters: [
             { field: 'data.plan', operator: 'equals', value: 'pro' },
